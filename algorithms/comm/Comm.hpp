@@ -1,0 +1,97 @@
+#pragma once
+// The interface every algorithm is written against, once, and that every backend implements: SimGrid (sim/) and
+// MPI (validation/). Nothing in algorithms/ sees SimGrid or MPI.
+//
+// Semantics follow MPI's point-to-point rules: messages between a (source, destination, tag) triple are matched
+// in the order they were sent; a send may not complete before the matching receive is posted (so correct code
+// never relies on buffering); a tag marked any-source (see Tag.hpp) is always received with kAnySource.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "algorithms/comm/Group.hpp"
+#include "algorithms/comm/Payload.hpp"
+#include "algorithms/comm/Sync.hpp"
+#include "algorithms/comm/Tag.hpp"
+
+namespace quorum {
+
+// A pending send or receive; backends derive from it.
+class Request {
+ public:
+  virtual ~Request() = default;
+};
+using RequestPtr = std::shared_ptr<Request>;
+
+// Synchronous collectives a backend does better natively (MPI_Allreduce, NCCL). Algorithms ask for them through
+// SyncAllreduce, which falls back to the point-to-point implementations when a backend offers none.
+class NativeCollectives {
+ public:
+  virtual ~NativeCollectives() = default;
+  // Element-wise sum over the group's members, in place. Returns false if this backend cannot do it natively.
+  virtual bool allreduce_sum(std::vector<float>& data, const Group& group, double logical_bytes) = 0;
+};
+
+class Comm {
+ public:
+  virtual ~Comm() = default;
+
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Seconds since the start of the run (simulated or wall clock).
+  virtual double now() const = 0;
+
+  // --- point to point -----------------------------------------------------------------------------------------
+  // logical_bytes: the simulated size (from the workload profile), independent of the real payload.
+  virtual RequestPtr isend(int dst, Tag tag, Payload payload, double logical_bytes) = 0;
+  // Fire and forget: a send nobody waits on (activations, notifications). It is delivered if and when the
+  // destination posts a matching receive.
+  virtual void post(int dst, Tag tag, Payload payload, double logical_bytes) = 0;
+  // src is a rank, or kAnySource for tags made with tags::make_any_source.
+  virtual RequestPtr irecv(int src, Tag tag) = 0;
+  virtual bool test(const RequestPtr& request) = 0;
+  // Withdraws a receive that has not matched yet (e.g. a listener at shutdown).
+  virtual void cancel(const RequestPtr& request) = 0;
+  // The received message of a completed receive (moved out; call once).
+  virtual Message take(const RequestPtr& request) = 0;
+
+  // Blocking calls. The time an agent spends in them is its wait time (blocked_seconds).
+  void wait(const RequestPtr& request);
+  // Index of a completed request (the lowest index among those already complete).
+  std::size_t wait_any(std::span<const RequestPtr> requests);
+  void wait_all(std::span<const RequestPtr> requests);
+  Message recv(int src, Tag tag);
+  void send(int dst, Tag tag, Payload payload, double logical_bytes);
+
+  // --- time ---------------------------------------------------------------------------------------------------
+  // One local step's computation: runs `math` (the proxy's real math, whose wall time never advances simulated
+  // time) and advances this rank's clock by the step's modelled duration (workload profile plus stragglers, drawn
+  // from the scenario's seeded streams). Returns the duration charged.
+  double compute(std::int64_t step, const std::function<void()>& math);
+  virtual void sleep_for(double seconds) = 0;
+
+  // --- agents and shared state ---------------------------------------------------------------------------------
+  // Starts a second agent on this rank; it gets its own Comm handle (same rank, its own wait accounting).
+  virtual std::unique_ptr<Agent> spawn(const std::string& name, std::function<void(Comm&)> body) = 0;
+  virtual std::unique_ptr<Mutex> make_mutex() = 0;
+  virtual std::unique_ptr<ConditionVariable> make_condition_variable() = 0;
+
+  // --- accounting and optional native collectives ---------------------------------------------------------------
+  double blocked_seconds() const { return blocked_seconds_; }
+  double compute_seconds() const { return compute_seconds_; }
+  virtual NativeCollectives* native() { return nullptr; }
+
+ protected:
+  virtual void do_wait(const RequestPtr& request) = 0;
+  virtual std::size_t do_wait_any(std::span<const RequestPtr> requests) = 0;
+  virtual void do_wait_all(std::span<const RequestPtr> requests);
+  virtual double do_compute(std::int64_t step, const std::function<void()>& math) = 0;
+
+ private:
+  double blocked_seconds_ = 0.0;
+  double compute_seconds_ = 0.0;
+};
+
+}  // namespace quorum

@@ -1,0 +1,30 @@
+#pragma once
+// A small event loop over pending requests: register requests with what to do when each completes, then run
+// until none is left. Continuations may register further requests. This is how the collectives express their
+// communication DAGs (in the spirit of fflib's schedules) while blocking in one place only.
+#include <functional>
+#include <vector>
+
+#include "algorithms/comm/Comm.hpp"
+
+namespace quorum {
+
+class Schedule {
+ public:
+  using Continuation = std::function<void(const RequestPtr&)>;
+
+  explicit Schedule(Comm& comm) : comm_(comm) {}
+
+  // Runs then(request) once the request completes (then may be empty).
+  void on(RequestPtr request, Continuation then = {});
+  // Blocks until every registered request (including ones registered by continuations) has completed.
+  void run();
+  bool empty() const { return pending_.empty(); }
+
+ private:
+  Comm& comm_;
+  std::vector<RequestPtr> pending_;
+  std::vector<Continuation> continuations_;
+};
+
+}  // namespace quorum

@@ -1,0 +1,53 @@
+#include "kernels/MathSetup.hpp"
+
+#include <numeric>
+#include <stdexcept>
+
+#include "kernels/models/HyperplaneRegression.hpp"
+#include "kernels/models/Mlp.hpp"
+#include "kernels/models/SoftmaxRegression.hpp"
+#include "kernels/random/SeedStream.hpp"
+
+namespace quorum {
+
+const std::vector<ModelInfo>& model_catalog() {
+  static const std::vector<ModelInfo> catalog = {
+      {"none", "no math: timing-only run, fastest for sweeps"},
+      {"hyperplane", "linear regression on synthetic 8,192-dim hyperplane data (eager-SGD paper sec. 7.2.1)"},
+      {"softmax", "softmax regression on Fashion-MNIST (7,850 parameters)"},
+      {"mlp", "two-layer ReLU perceptron on Fashion-MNIST (hidden width math.hidden, default 128)"},
+  };
+  return catalog;
+}
+
+std::shared_ptr<const MathSetup> make_math_setup(const MathConfig& config, std::uint64_t seed) {
+  auto setup = std::make_shared<MathSetup>();
+  setup->config = config;
+  setup->seed = seed;
+  if (config.model == "none") return setup;
+  if (config.model == "hyperplane") {
+    HyperplaneSpec spec = config.hyperplane;
+    spec.seed = seed;
+    auto data = make_hyperplane_data(spec);
+    setup->train = data.train;
+    setup->test = data.test;
+    setup->model = std::make_shared<HyperplaneRegression>(spec.dim);
+  } else if (config.model == "softmax" || config.model == "mlp") {
+    auto data = load_fashion_mnist(config.dataset_dir);
+    setup->train = data.train;
+    setup->test = data.test;
+    if (config.model == "softmax")
+      setup->model = std::make_shared<SoftmaxRegression>(data.train->dim(), data.train->classes());
+    else
+      setup->model = std::make_shared<Mlp>(data.train->dim(), config.hidden, data.train->classes());
+  } else {
+    throw std::invalid_argument("unknown model '" + config.model + "'");
+  }
+  setup->permutation.resize(static_cast<std::size_t>(setup->train->size()));
+  std::iota(setup->permutation.begin(), setup->permutation.end(), std::int64_t{0});
+  Rng rng(seed, Stream::DataShard);
+  shuffle(setup->permutation, rng);
+  return setup;
+}
+
+}  // namespace quorum

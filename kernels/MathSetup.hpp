@@ -1,0 +1,47 @@
+#pragma once
+// What the real math of a run needs, built once and shared read-only by all ranks: the proxy model, the training
+// and test sets, and the shared shuffle that cuts the training set into per-rank shards.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/data/Dataset.hpp"
+#include "kernels/data/FashionMnist.hpp"
+#include "kernels/data/SyntheticHyperplane.hpp"
+#include "kernels/models/Model.hpp"
+#include "kernels/optim/SgdOptimizer.hpp"
+
+namespace quorum {
+
+struct MathConfig {
+  std::string model = "softmax";  // none | hyperplane | softmax | mlp
+  std::int64_t batch = 128;       // samples per rank and step
+  SgdConfig sgd{};
+  std::string dataset_dir = kDefaultFashionMnistDir;
+  std::int64_t hidden = 128;  // mlp hidden width
+  HyperplaneSpec hyperplane{};
+  std::int64_t eval_every = 0;  // steps between evaluations of the averaged model; 0: only at the end
+  bool enabled() const { return model != "none"; }
+};
+
+struct MathSetup {
+  std::shared_ptr<const Model> model;  // null when math is off
+  std::shared_ptr<const Dataset> train, test;
+  std::vector<std::int64_t> permutation;  // shuffled training indices; rank r's shard is block r of P
+  MathConfig config;
+  std::uint64_t seed = 1;
+  bool enabled() const { return model != nullptr; }
+};
+
+// One line per model, for `quorum list`.
+struct ModelInfo {
+  std::string name, description;
+};
+const std::vector<ModelInfo>& model_catalog();
+
+// Builds the model and loads or generates its data. Throws DatasetError when a data set cannot be read and
+// std::invalid_argument for an unknown model name.
+std::shared_ptr<const MathSetup> make_math_setup(const MathConfig& config, std::uint64_t seed);
+
+}  // namespace quorum

@@ -1,0 +1,47 @@
+#pragma once
+// One rank's learner: its replica of the parameters, its optimiser state and its shard of the training data.
+// Algorithms call it for the math of a step; with math off (model "none") every call is a no-op on empty vectors,
+// so the same algorithm code serves timing-only runs.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "kernels/MathSetup.hpp"
+#include "kernels/optim/SgdOptimizer.hpp"
+
+namespace quorum {
+
+class Trainer {
+ public:
+  Trainer(std::shared_ptr<const MathSetup> setup, int rank, int world_size);
+
+  bool enabled() const { return setup_->enabled(); }
+  std::size_t num_params() const { return params_.size(); }
+  std::vector<float>& params() { return params_; }
+  const std::vector<float>& params() const { return params_; }
+
+  // Gradient of the loss on this rank's batch for this step (batch drawn from (seed, rank, step)).
+  void compute_gradient(std::int64_t step, std::vector<float>& grad);
+  // One optimiser update with the given gradient.
+  void apply_gradient(std::span<const float> grad);
+  // compute_gradient + apply_gradient.
+  void local_step(std::int64_t step);
+
+  double last_loss() const { return last_loss_; }
+  const MathSetup& setup() const { return *setup_; }
+
+ private:
+  void sample_batch(std::int64_t step);
+
+  std::shared_ptr<const MathSetup> setup_;
+  int rank_;
+  std::int64_t shard_begin_ = 0, shard_size_ = 0;
+  std::vector<float> params_, grad_;
+  SgdOptimizer optimizer_;
+  Batch batch_;
+  std::vector<std::int64_t> indices_;
+  double last_loss_ = 0.0;
+};
+
+}  // namespace quorum

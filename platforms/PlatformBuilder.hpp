@@ -1,0 +1,27 @@
+#pragma once
+// Builds a platform in the running SimGrid engine and returns the host of every rank, in rank order.
+#include <vector>
+
+#include "platforms/PlatformConfig.hpp"
+
+namespace simgrid::s4u {
+class Host;
+}
+
+namespace quorum {
+
+// The network model each platform uses, set before the platform is built. All shipped platforms use CM02 without
+// cross-traffic, which gives textbook alpha-beta times (latency + size / bandwidth, max-min sharing); SimGrid's
+// default LV08 multiplies latencies by about 13 to model TCP, which HPC interconnects do not show.
+void configure_network_model(const PlatformConfig& config);
+
+std::vector<simgrid::s4u::Host*> build_platform(const PlatformConfig& config);
+
+// Per-platform builders (one file each).
+std::vector<simgrid::s4u::Host*> build_piz_daint(const PizDaintConfig& config);
+std::vector<simgrid::s4u::Host*> build_maverick2(const Maverick2Config& config);
+std::vector<simgrid::s4u::Host*> build_localhost(const LocalhostConfig& config);
+std::vector<simgrid::s4u::Host*> build_generic(const GenericConfig& config);
+std::vector<simgrid::s4u::Host*> build_xml(const XmlConfig& config);
+
+}  // namespace quorum

@@ -1,0 +1,16 @@
+#include "platforms/PlatformConfig.hpp"
+
+namespace quorum {
+
+int rank_count(const PlatformConfig& config) {
+  struct Visitor {
+    int operator()(const PizDaintConfig& c) const { return c.nodes; }
+    int operator()(const Maverick2Config& c) const { return c.nodes * c.gpus_per_node; }
+    int operator()(const LocalhostConfig& c) const { return c.ranks; }
+    int operator()(const GenericConfig& c) const { return c.nodes; }
+    int operator()(const XmlConfig& c) const { return c.ranks; }
+  };
+  return std::visit(Visitor{}, config);
+}
+
+}  // namespace quorum

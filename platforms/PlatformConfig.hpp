@@ -1,0 +1,78 @@
+#pragma once
+// Typed descriptions of the platforms quorum can build. SimGrid-free: the scenario layer fills these from JSON
+// (checking every field), the builders in this folder turn them into SimGrid zones.
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace quorum {
+
+// Piz Daint (CSCS), Cray XC50: one NVIDIA P100 per node, Cray Aries dragonfly.
+// Aries topology (Alverson et al., "Cray XC Series Network", Cray white paper WP-Aries01-1112, 2012; Faanes et al.,
+// SC'12): 4 nodes per Aries router, 16 routers per chassis (all-to-all "green" backplane links), 6 chassis per group
+// (each router linked to its 5 peers in the same slot of the other chassis by 3 "black" copper links), groups joined
+// by optical "blue" links. Link figures: published models use about 5.25 GB/s per electrical and 4.75 GB/s per
+// optical link, 0.65 to 2.2 us end to end (DESIGN.md, "Platform sources").
+struct PizDaintConfig {
+  int nodes = 64;
+  double link_bandwidth_Bps = 5.25e9;  // electrical link; SimGrid's dragonfly takes one bandwidth for all levels
+  double link_latency_s = 0.3e-6;      // per hop: 2 hops (same router) 0.6 us ... 7 hops (other group) 2.1 us
+  static constexpr int kNodesPerRouter = 4;
+  static constexpr int kRoutersPerChassis = 16;
+  static constexpr int kChassisPerGroup = 6;
+  static constexpr int kGreenLinks = 1;   // per router pair inside a chassis
+  static constexpr int kBlackLinks = 3;   // per router pair across chassis of a group
+  static constexpr int kBlueLinks = 8;    // per group pair (aggregated optical ports); see PizDaint.cpp
+};
+
+// Maverick2 (TACC) GTX nodes: 4 NVIDIA GTX 1080 Ti on PCIe 3.0 x16 behind one Mellanox FDR InfiniBand adapter
+// (56 Gb/s signalling, 64b/66b encoding: 54.5 Gb/s = 6.8 GB/s of data), nodes joined by a fat tree (Prague paper,
+// 001 sec. 7.1; TACC Maverick2 user guide). One rank per GPU.
+struct Maverick2Config {
+  int nodes = 4;
+  int gpus_per_node = 4;
+  double ib_bandwidth_Bps = 6.8e9;
+  double ib_latency_s = 0.7e-6;     // per fat-tree hop (FDR switch + cable)
+  double pcie_bandwidth_Bps = 12e9; // PCIe 3.0 x16 measured host-device rate (15.75 GB/s theoretical)
+  double pcie_latency_s = 1e-6;
+  static constexpr int kLeafPorts = 18;  // 36-port FDR switch: 18 down, 18 up
+};
+
+// The machine quorum runs on, as measured by `quorum calibrate`: a star whose links reproduce the measured
+// point-to-point latency and bandwidth between two ranks.
+struct LocalhostConfig {
+  int ranks = 4;
+  double latency_s = 5e-6;       // one-way point-to-point latency between two ranks
+  double bandwidth_Bps = 5e9;    // point-to-point bandwidth between two ranks
+};
+
+// A platform from explicit parameters.
+struct GenericConfig {
+  std::string topology = "cluster";  // cluster | fat_tree | dragonfly | torus
+  int nodes = 4;                     // ranks (one per leaf host)
+  double bandwidth_Bps = 10e9;
+  double latency_s = 1e-6;
+  std::string network_model = "CM02";
+  // fat_tree: SimGrid's (levels, down, up, parallel) description.
+  int fat_tree_levels = 2;
+  std::vector<unsigned> fat_tree_down{4, 4}, fat_tree_up{1, 2}, fat_tree_parallel{1, 1};
+  // dragonfly: (count, links) per level and nodes per router.
+  unsigned groups = 1, group_links = 1, chassis = 1, chassis_links = 1, routers = 4, router_links = 1,
+           nodes_per_router = 4;
+  // torus
+  std::vector<int> torus_dimensions{2, 2};
+};
+
+// A SimGrid XML platform file; ranks go to its hosts in name order.
+struct XmlConfig {
+  std::string file;
+  int ranks = 0;
+  std::string network_model = "CM02";
+};
+
+using PlatformConfig = std::variant<PizDaintConfig, Maverick2Config, LocalhostConfig, GenericConfig, XmlConfig>;
+
+// Number of ranks the platform runs (nodes, or nodes x GPUs per node).
+int rank_count(const PlatformConfig& config);
+
+}  // namespace quorum

@@ -1,0 +1,109 @@
+// quorum run SCENARIO [--set key=value ...] [--out DIR]
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "sim/cli/Commands.hpp"
+#include "sim/cli/ScenarioRunner.hpp"
+#include "sim/model/Results.hpp"
+#include "sim/simgrid/ChildProcess.hpp"
+#include "sim/simgrid/Simulation.hpp"
+
+namespace quorum::cli {
+
+namespace {
+
+struct RunOptions {
+  std::string scenario;
+  std::vector<std::string> sets;
+  std::string out;
+  bool quiet = false;
+};
+
+int run(const RunOptions& o) {
+  std::vector<ScenarioVariant> variants;
+  std::vector<Scenario> scenarios;
+  try {
+    nlohmann::json json = read_scenario_json(o.scenario);
+    apply_overrides(json, o.sets);
+    variants = expand_algorithms(json);
+    const std::string base_dir = std::filesystem::path(o.scenario).parent_path().string();
+    for (const auto& v : variants) {
+      scenarios.push_back(parse_scenario(v.json, base_dir));
+      if (o.quiet) scenarios.back().progress = false;
+    }
+  } catch (const ScenarioError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  const std::string out = o.out.empty() ? "results/" + scenarios.front().name : o.out;
+
+  std::vector<std::string> labels;
+  std::vector<nlohmann::json> summaries;
+  int status = kExitOk;
+  if (scenarios.size() == 1) {
+    try {
+      summaries.push_back(simulate_to_dir(scenarios.front(), out));
+      labels.push_back(variants.front().label);
+    } catch (const SimulationError& e) {
+      std::cerr << "error: simulation failed: " << e.what() << "\n";
+      return kExitRunFailed;
+    }
+  } else {
+    // One process per algorithm: SimGrid runs one engine per process.
+    for (std::size_t i = 0; i < scenarios.size(); ++i) {
+      const std::string dir = out + "/" + variants[i].label;
+      if (!o.quiet) std::cerr << "[quorum] running " << variants[i].label << " -> " << dir << "\n";
+      const ChildResult child = run_in_child([&] {
+        try {
+          simulate_to_dir(scenarios[i], dir);
+          return kExitOk;
+        } catch (const SimulationError& e) {
+          report_error(std::string("simulation failed: ") + e.what());
+          return kExitRunFailed;
+        }
+      });
+      if (child.exit_code != kExitOk) {
+        std::cerr << "error: " << variants[i].label << ": "
+                  << (child.error_text.empty() ? "child process failed (signal " + std::to_string(child.signal) + ")"
+                                               : child.error_text)
+                  << "\n";
+        status = kExitRunFailed;
+        continue;
+      }
+      std::ifstream in(dir + "/summary.json");
+      summaries.push_back(nlohmann::json::parse(in));
+      labels.push_back(variants[i].label);
+    }
+    if (!summaries.empty()) write_file_atomic(out + "/comparison.csv", format_summary_csv(labels, summaries));
+  }
+
+  const Scenario& s = scenarios.front();
+  std::cout << s.name << ": " << s.ranks << " ranks on " << s.platform_name << ", workload " << s.workload_profile
+            << ", imbalance " << s.imbalance.kind << ", " << s.iterations << " iterations";
+  if (s.math.enabled()) std::cout << ", proxy " << s.math.model;
+  std::cout << "\n" << format_summary_table(labels, summaries);
+  std::cout << "results: " << out << (scenarios.size() > 1 ? "/<algorithm>/" : "/")
+            << " (summary.json, iterations.csv" << (scenarios.size() > 1 ? "; comparison.csv in " + out : "")
+            << ")\n";
+  return status;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* cmd = app.add_subcommand("run", "Simulate a scenario; write summary.json and iterations.csv");
+  cmd->add_option("scenario", options->scenario, "scenario JSON file (see README: Scenario files)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--set", options->sets, "override a field by its dotted path, e.g. --set platform.nodes=256")
+      ->type_name("KEY=VALUE");
+  cmd->add_option("--out", options->out, "result directory (default: results/<scenario name>)");
+  cmd->add_flag("--quiet", options->quiet, "no progress on stderr");
+  cmd->callback([options, &exit_code] { exit_code = run(*options); });
+}
+
+}  // namespace quorum::cli

@@ -1,0 +1,64 @@
+#pragma once
+// Distributions of durations (per-step compute times, straggler delays), sampled from seeded streams.
+//
+// Kinds and their JSON fields:
+//   constant            {seconds}
+//   uniform             {min_s, max_s}
+//   normal              {mean_s, sd_s}                       (redrawn while negative)
+//   exponential         {mean_s}
+//   lognormal           {mu, sigma} or {median_s, sigma}; optional shift_s, min_s, max_s (truncation)
+//   truncated_lognormal {mean_s, sd_s, min_s, max_s}         fitted: a (shifted) lognormal truncated to [min, max]
+//                                                            whose mean and sd match; the fit is recorded
+//   empirical           {file, column?}                      resampled from a CSV of measured durations
+//   trace               {file}                               replayed per rank and step from rank,step,duration
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/random/SeedStream.hpp"
+#include "sim/model/Trace.hpp"
+
+namespace quorum {
+
+class Fields;
+
+struct Distribution {
+  enum class Kind { Constant, Uniform, Normal, Exponential, Lognormal, Empirical, Trace };
+  Kind kind = Kind::Constant;
+  double value = 0;          // constant
+  double lo = 0, hi = 0;     // uniform bounds; lognormal truncation bounds (of the shifted variable)
+  double mean_s = 0, sd_s = 0;
+  double mu = 0, sigma = 0, shift_s = 0;
+  std::shared_ptr<const DurationSamples> samples;  // empirical
+  std::shared_ptr<const RankStepTrace> trace;      // trace
+
+  // One draw. rank and step select the entry of a replayed trace; other kinds ignore them.
+  double sample(Rng& rng, int rank, std::int64_t step) const;
+  // Expected value (analytic, or the mean of the data).
+  double mean() const;
+  double sd() const;
+};
+
+// Parses a distribution object (fields as above). base_dir resolves relative file names. The resolved fields
+// (including fitted parameters) are recorded in fields.resolved().
+Distribution parse_distribution(Fields& fields, const std::string& base_dir);
+
+// Lognormal fit to published summary statistics: a lognormal, shifted by 0 or by min_s, truncated to
+// [min_s, max_s], whose truncated mean and sd match mean_s and sd_s (the shift that fits better is kept).
+struct LognormalFit {
+  double mu = 0, sigma = 0, shift_s = 0, min_s = 0, max_s = 0;
+  double fitted_mean = 0, fitted_sd = 0;
+};
+LognormalFit fit_truncated_lognormal(double mean_s, double sd_s, double min_s, double max_s);
+
+// Mean and sd of exp(N(mu, sigma)) + shift truncated to [lo, hi] (bounds on the shifted variable).
+void truncated_lognormal_moments(double mu, double sigma, double shift, double lo, double hi, double& mean,
+                                 double& sd);
+
+// Standard normal CDF and its inverse.
+double normal_cdf(double x);
+double normal_quantile(double p);
+
+}  // namespace quorum

@@ -1,0 +1,137 @@
+#include "sim/model/Results.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "sim/model/Version.hpp"
+
+namespace quorum {
+
+namespace {
+nlohmann::json nullable(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+}  // namespace
+
+nlohmann::json make_summary(const Scenario& s, const RunRecorder& recorder, const FinalEvaluation& e,
+                            double sim_time_s, double wall_time_s, const std::string& backend) {
+  const auto& steps = recorder.steps();
+  double wait = 0, compute = 0, comm = 0;
+  for (const auto& r : steps) {
+    wait += r.wait_s;
+    compute += r.compute_s;
+    comm += r.comm_s;
+  }
+  const double n = std::max<double>(1.0, static_cast<double>(steps.size()));
+  const double throughput = sim_time_s > 0 ? static_cast<double>(s.iterations) / sim_time_s : 0.0;
+
+  nlohmann::json j;
+  j["quorum_version"] = kVersion;
+  j["backend"] = backend;
+  j["scenario"] = s.resolved;
+  j["name"] = s.name;
+  j["algorithm"] = s.algorithm;
+  j["platform"] = s.platform_name;
+  j["nodes"] = s.nodes;
+  j["ranks"] = s.ranks;
+  j["iterations"] = s.iterations;
+  j["workload_profile"] = s.workload_profile;
+  j["model_parameters"] = s.parameters;
+  j["imbalance"] = s.imbalance.kind;
+  j["fidelity"] = to_string(s.fidelity);
+  j["sim_time_s"] = sim_time_s;
+  j["wall_time_s"] = wall_time_s;
+  j["throughput_steps_per_s"] = throughput;
+  j["samples_per_s"] = throughput * s.ranks * static_cast<double>(s.math.batch);
+  // Throughput if no rank ever waited for another rank or the network.
+  j["ideal_steps_per_s"] = compute > 0 ? n / compute : 0.0;
+  j["mean_compute_s"] = compute / n;
+  j["mean_comm_s"] = comm / n;
+  j["mean_wait_s"] = wait / n;
+  j["wait_fraction"] = sim_time_s > 0 ? wait / (sim_time_s * s.ranks) : 0.0;
+
+  j["proxy_model"] = e.enabled ? nlohmann::json(e.proxy_model) : nlohmann::json(nullptr);
+  j["final_test_accuracy"] = e.enabled ? nullable(e.averaged.accuracy) : nlohmann::json(nullptr);
+  j["final_loss"] = e.enabled ? nlohmann::json(e.averaged.loss) : nlohmann::json(nullptr);
+  j["rank0_test_accuracy"] = e.enabled ? nullable(e.rank0.accuracy) : nlohmann::json(nullptr);
+  j["rank0_loss"] = e.enabled ? nlohmann::json(e.rank0.loss) : nlohmann::json(nullptr);
+  j["initial_loss"] = e.enabled ? nlohmann::json(e.initial.loss) : nlohmann::json(nullptr);
+  nlohmann::json curve = nlohmann::json::array();
+  for (const auto& p : e.curve)
+    curve.push_back({{"step", p.step}, {"time_s", p.time_s}, {"test_loss", p.test_loss},
+                     {"test_accuracy", nullable(p.test_accuracy)}});
+  j["evaluations"] = curve;
+
+  nlohmann::json metrics = nlohmann::json::object();
+  for (const auto& [name, m] : recorder.metrics())
+    metrics[name] = {{"count", m.count}, {"mean", m.mean()}, {"min", m.min}, {"max", m.max}};
+  j["metrics"] = metrics;
+  nlohmann::json histograms = nlohmann::json::object();
+  for (const auto& [name, counts] : recorder.histograms()) {
+    nlohmann::json h = nlohmann::json::object();
+    for (const auto& [bucket, count] : counts) h[std::to_string(bucket)] = count;
+    histograms[name] = h;
+  }
+  j["histograms"] = histograms;
+  return j;
+}
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write '" + tmp + "'");
+    out << content;
+    out.flush();
+    if (!out) throw std::runtime_error("error while writing '" + tmp + "'");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp);
+    throw std::runtime_error("cannot move '" + tmp + "' to '" + path + "': " + ec.message());
+  }
+}
+
+void write_iterations_csv(const std::string& path, std::vector<StepRecord> steps) {
+  std::sort(steps.begin(), steps.end(),
+            [](const StepRecord& a, const StepRecord& b) { return a.rank != b.rank ? a.rank < b.rank : a.step < b.step; });
+  std::string out = "rank,step,start_s,compute_s,comm_s,wait_s\n";
+  out.reserve(steps.size() * 64);
+  char line[256];
+  for (const auto& r : steps) {
+    std::snprintf(line, sizeof line, "%d,%lld,%.9g,%.9g,%.9g,%.9g\n", r.rank, static_cast<long long>(r.step),
+                  r.start_s, r.compute_s, r.comm_s, r.wait_s);
+    out += line;
+  }
+  write_file_atomic(path, out);
+}
+
+void write_table_csv(const std::string& path, const RunRecorder::Table& table) {
+  std::string out;
+  for (std::size_t i = 0; i < table.columns.size(); ++i) out += (i ? "," : "") + table.columns[i];
+  out += "\n";
+  char cell[64];
+  for (const auto& row : table.rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      std::snprintf(cell, sizeof cell, "%s%.10g", i ? "," : "", row[i]);
+      out += cell;
+    }
+    out += "\n";
+  }
+  write_file_atomic(path, out);
+}
+
+void write_results(const std::string& dir, const nlohmann::json& summary, const RunRecorder& recorder,
+                   bool iterations_csv) {
+  std::filesystem::create_directories(dir);
+  if (iterations_csv) write_iterations_csv(dir + "/iterations.csv", recorder.steps());
+  for (const auto& [name, table] : recorder.tables()) write_table_csv(dir + "/" + name + ".csv", table);
+  write_file_atomic(dir + "/summary.json", summary.dump(2) + "\n");
+}
+
+}  // namespace quorum

@@ -1,0 +1,97 @@
+#include "sim/model/RunRecorder.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace quorum {
+
+RunRecorder::RunRecorder(std::string label, int ranks, std::int64_t iterations, bool progress)
+    : label_(std::move(label)),
+      ranks_(ranks),
+      iterations_(iterations),
+      progress_(progress),
+      last_step_(static_cast<std::size_t>(ranks), -1),
+      started_(std::chrono::steady_clock::now()),
+      last_report_(started_) {
+  // Keep the whole run in memory only up to a bound; beyond it iterations.csv would be too big to be useful anyway.
+  steps_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(std::int64_t{ranks} * iterations, 1 << 22)));
+}
+
+void RunRecorder::snapshot_models(std::function<std::span<const float>(int)> params_of, std::int64_t every) {
+  params_of_ = std::move(params_of);
+  snapshot_every_ = every;
+}
+
+void RunRecorder::step_done(const StepRecord& record) {
+  std::lock_guard lock(mutex_);
+  steps_.push_back(record);
+  last_step_[static_cast<std::size_t>(record.rank)] = record.step;
+  const double end = record.start_s + record.compute_s + record.comm_s;
+  if (snapshot_every_ > 0 && params_of_ &&
+      ((record.step + 1) % snapshot_every_ == 0 || record.step + 1 == iterations_)) {
+    const auto params = params_of_(record.rank);
+    ModelSnapshot& snap = snapshots_[record.step];
+    if (snap.sum.empty()) snap.sum.assign(params.size(), 0.0);
+    for (std::size_t i = 0; i < params.size(); ++i) snap.sum[i] += params[i];
+    ++snap.count;
+    snap.time_s = std::max(snap.time_s, end);
+  }
+  if (progress_ && (steps_.size() & 63) == 0) report_progress(end);
+}
+
+void RunRecorder::sample(int /*rank*/, const std::string& metric, double value) {
+  std::lock_guard lock(mutex_);
+  metrics_[metric].add(value);
+}
+
+void RunRecorder::histogram(int /*rank*/, const std::string& name, std::int64_t bucket) {
+  std::lock_guard lock(mutex_);
+  ++histograms_[name][bucket];
+}
+
+void RunRecorder::table_row(const std::string& table, const std::vector<std::pair<std::string, double>>& row) {
+  std::lock_guard lock(mutex_);
+  Table& t = tables_[table];
+  if (t.columns.empty())
+    for (const auto& [column, value] : row) t.columns.push_back(column);
+  std::vector<double> values;
+  for (std::size_t i = 0; i < t.columns.size(); ++i) {
+    if (i >= row.size() || row[i].first != t.columns[i])
+      throw std::logic_error("table '" + table + "': every row needs the columns of the first row, in order");
+    values.push_back(row[i].second);
+  }
+  t.rows.push_back(std::move(values));
+}
+
+void RunRecorder::span(const TraceSpan& span) {
+  if (!tracing_) return;
+  std::lock_guard lock(mutex_);
+  spans_.push_back(span);
+}
+
+void RunRecorder::report_progress(double sim_time) {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_report_ < std::chrono::seconds(2)) return;
+  last_report_ = now;
+  reported_ = true;
+  const double total = static_cast<double>(ranks_) * static_cast<double>(iterations_);
+  const double done = static_cast<double>(steps_.size()) / total;
+  const double wall = std::chrono::duration<double>(now - started_).count();
+  const double eta = done > 0 ? wall * (1 - done) / done : 0;
+  std::fprintf(stderr, "\r[quorum] %s: %5.1f%% of rank-steps, simulated %.2f s, wall %.1f s, ETA %.0f s   ",
+               label_.c_str(), 100.0 * done, sim_time, wall, eta);
+  std::fflush(stderr);
+}
+
+void RunRecorder::finish_progress() {
+  if (reported_) std::fprintf(stderr, "\n");
+}
+
+std::vector<int> RunRecorder::unfinished_ranks() const {
+  std::vector<int> out;
+  for (int r = 0; r < ranks_; ++r)
+    if (last_step_[static_cast<std::size_t>(r)] + 1 < iterations_) out.push_back(r);
+  return out;
+}
+
+}  // namespace quorum

@@ -1,0 +1,92 @@
+#pragma once
+// Collects what a run produces, whatever the backend: one StepRecord per rank and step, named metric samples,
+// and sums of the ranks' parameters at evaluation steps (to evaluate the averaged model over time). Reports
+// progress on stderr. Thread-safe: under MPI, a rank's agents are threads.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "algorithms/RankContext.hpp"
+
+namespace quorum {
+
+struct MetricStats {
+  std::int64_t count = 0;
+  double sum = 0, min = std::numeric_limits<double>::infinity(), max = -std::numeric_limits<double>::infinity();
+  void add(double v) {
+    ++count;
+    sum += v;
+    min = std::min(min, v);
+    max = std::max(max, v);
+  }
+  double mean() const { return count ? sum / static_cast<double>(count) : 0.0; }
+};
+
+// Sum of all ranks' parameters after a given step, and when the last rank got there.
+struct ModelSnapshot {
+  std::vector<double> sum;
+  int count = 0;
+  double time_s = 0;
+};
+
+class RunRecorder final : public StepObserver {
+ public:
+  RunRecorder(std::string label, int ranks, std::int64_t iterations, bool progress);
+
+  void step_done(const StepRecord& record) override;
+  void sample(int rank, const std::string& metric, double value) override;
+  void histogram(int rank, const std::string& name, std::int64_t bucket) override;
+  void table_row(const std::string& table, const std::vector<std::pair<std::string, double>>& row) override;
+  bool tracing() const override { return tracing_; }
+  void span(const TraceSpan& span) override;
+
+  // Record timeline spans from now on (off by default: they cost memory).
+  void enable_tracing(bool on) { tracing_ = on; }
+
+  // Where to read a rank's parameters for evaluation snapshots, and how often (0: never).
+  void snapshot_models(std::function<std::span<const float>(int rank)> params_of, std::int64_t every);
+
+  const std::vector<StepRecord>& steps() const { return steps_; }
+  const std::map<std::string, MetricStats>& metrics() const { return metrics_; }
+  const std::map<std::string, std::map<std::int64_t, std::int64_t>>& histograms() const { return histograms_; }
+  struct Table {
+    std::vector<std::string> columns;
+    std::vector<std::vector<double>> rows;
+  };
+  const std::map<std::string, Table>& tables() const { return tables_; }
+  const std::vector<TraceSpan>& spans() const { return spans_; }
+  const std::map<std::int64_t, ModelSnapshot>& snapshots() const { return snapshots_; }
+  // Ranks that completed every step.
+  std::vector<int> unfinished_ranks() const;
+  std::int64_t last_step_of(int rank) const { return last_step_[static_cast<std::size_t>(rank)]; }
+  void finish_progress();
+
+ private:
+  void report_progress(double sim_time);
+
+  std::string label_;
+  int ranks_;
+  std::int64_t iterations_;
+  bool progress_;
+  std::mutex mutex_;
+  std::vector<StepRecord> steps_;
+  std::vector<std::int64_t> last_step_;
+  std::map<std::string, MetricStats> metrics_;
+  std::map<std::string, std::map<std::int64_t, std::int64_t>> histograms_;
+  std::map<std::string, Table> tables_;
+  bool tracing_ = false;
+  std::vector<TraceSpan> spans_;
+  std::function<std::span<const float>(int)> params_of_;
+  std::int64_t snapshot_every_ = 0;
+  std::map<std::int64_t, ModelSnapshot> snapshots_;
+  std::chrono::steady_clock::time_point started_, last_report_;
+  bool reported_ = false;
+};
+
+}  // namespace quorum

@@ -1,0 +1,332 @@
+#include "sim/model/Scenario.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "sim/model/Fields.hpp"
+#include "sim/model/WorkloadProfile.hpp"
+
+namespace quorum {
+
+namespace {
+
+std::string resolve_path(const std::string& base_dir, const std::string& file) {
+  std::filesystem::path p(file);
+  if (p.is_relative() && !base_dir.empty()) p = std::filesystem::path(base_dir) / p;
+  return p.string();
+}
+
+PlatformConfig parse_platform(Fields& f, const std::string& base_dir, std::string& name) {
+  std::vector<std::string> names;
+  for (const auto& p : platform_catalog()) names.push_back(p.name);
+  name = f.string("name", std::nullopt, names);
+  if (name == "piz_daint") {
+    PizDaintConfig c;
+    c.nodes = static_cast<int>(f.integer("nodes", std::nullopt, 1, 8192));
+    c.link_bandwidth_Bps = f.positive("link_bandwidth_Bps", c.link_bandwidth_Bps);
+    c.link_latency_s = f.number("link_latency_s", c.link_latency_s, 0.0);
+    return c;
+  }
+  if (name == "maverick2") {
+    Maverick2Config c;
+    c.nodes = static_cast<int>(f.integer("nodes", std::nullopt, 1, Maverick2Config::kLeafPorts * 32));
+    c.gpus_per_node = static_cast<int>(f.integer("gpus_per_node", c.gpus_per_node, 1, 16));
+    c.ib_bandwidth_Bps = f.positive("ib_bandwidth_Bps", c.ib_bandwidth_Bps);
+    c.ib_latency_s = f.number("ib_latency_s", c.ib_latency_s, 0.0);
+    c.pcie_bandwidth_Bps = f.positive("pcie_bandwidth_Bps", c.pcie_bandwidth_Bps);
+    c.pcie_latency_s = f.number("pcie_latency_s", c.pcie_latency_s, 0.0);
+    return c;
+  }
+  if (name == "localhost") {
+    LocalhostConfig c;
+    c.ranks = static_cast<int>(f.integer("nodes", std::nullopt, 1, 4096));
+    if (f.has("calibration")) {
+      const std::string file = resolve_path(base_dir, f.string("calibration", std::nullopt));
+      std::ifstream in(file);
+      if (!in) f.fail("calibration", "cannot read calibration file '" + file + "' (write one with quorum calibrate)");
+      nlohmann::json cal;
+      try {
+        cal = nlohmann::json::parse(in);
+      } catch (const nlohmann::json::exception& e) {
+        f.fail("calibration", "'" + file + "' is not valid JSON: " + e.what());
+      }
+      Fields cf(cal, f.path_of("calibration") + "(" + file + ")");
+      c.latency_s = cf.number("latency_s", std::nullopt, 0.0);
+      c.bandwidth_Bps = cf.positive("bandwidth_Bps", std::nullopt);
+      f.set_resolved("calibrated", {{"latency_s", c.latency_s}, {"bandwidth_Bps", c.bandwidth_Bps}});
+    } else {
+      c.latency_s = f.number("latency_s", c.latency_s, 0.0);
+      c.bandwidth_Bps = f.positive("bandwidth_Bps", c.bandwidth_Bps);
+    }
+    return c;
+  }
+  if (name == "generic") {
+    GenericConfig c;
+    c.topology = f.string("topology", c.topology, {"cluster", "fat_tree", "dragonfly", "torus"});
+    c.nodes = static_cast<int>(f.integer("nodes", std::nullopt, 1, 65536));
+    c.bandwidth_Bps = f.positive("bandwidth_Bps", c.bandwidth_Bps);
+    c.latency_s = f.number("latency_s", c.latency_s, 0.0);
+    c.network_model = f.string("network_model", c.network_model, {"CM02", "LV08"});
+    std::int64_t capacity = c.nodes;
+    auto unsigned_list = [&f](const std::string& key, std::size_t n) {
+      auto v = f.integer_list(key, 1);
+      if (v.size() != n) f.fail(key, "must list " + std::to_string(n) + " values (one per level)");
+      return std::vector<unsigned>(v.begin(), v.end());
+    };
+    if (c.topology == "fat_tree") {
+      c.fat_tree_levels = static_cast<int>(f.integer("levels", 2, 1, 8));
+      const auto n = static_cast<std::size_t>(c.fat_tree_levels);
+      c.fat_tree_down = unsigned_list("down", n);
+      c.fat_tree_up = unsigned_list("up", n);
+      c.fat_tree_parallel = unsigned_list("parallel", n);
+      capacity = 1;
+      for (unsigned d : c.fat_tree_down) capacity *= d;
+    } else if (c.topology == "dragonfly") {
+      auto u = [&f](const std::string& key, std::int64_t fallback) {
+        return static_cast<unsigned>(f.integer(key, fallback, 1, 100000));
+      };
+      c.groups = u("groups", 1);
+      c.group_links = u("group_links", 1);
+      c.chassis = u("chassis", 1);
+      c.chassis_links = u("chassis_links", 1);
+      c.routers = u("routers", 4);
+      c.router_links = u("router_links", 1);
+      c.nodes_per_router = u("nodes_per_router", 4);
+      capacity = std::int64_t{c.groups} * c.chassis * c.routers * c.nodes_per_router;
+    } else if (c.topology == "torus") {
+      auto dims = f.integer_list("dimensions", 1);
+      c.torus_dimensions.assign(dims.begin(), dims.end());
+      capacity = 1;
+      for (auto d : dims) capacity *= d;
+    }
+    if (c.nodes > capacity)
+      f.fail("nodes", "the " + c.topology + " described has only " + std::to_string(capacity) + " leaves, but " +
+                          std::to_string(c.nodes) + " nodes were asked for");
+    return c;
+  }
+  // xml
+  XmlConfig c;
+  c.file = resolve_path(base_dir, f.string("file", std::nullopt));
+  if (!std::filesystem::is_regular_file(c.file)) f.fail("file", "cannot read SimGrid platform file '" + c.file + "'");
+  c.ranks = static_cast<int>(f.integer("nodes", std::nullopt, 1, 65536));
+  c.network_model = f.string("network_model", c.network_model, {"CM02", "LV08"});
+  return c;
+}
+
+void parse_algorithm(Fields& f, Scenario& s) {
+  std::vector<std::string> names;
+  for (const auto& a : algorithm_catalog()) names.push_back(a.name);
+  s.algorithm = f.string("name", std::nullopt, names);
+  const AlgorithmInfo& info = *find_algorithm(s.algorithm);
+  auto read = [&f, &s](const ParamSpec& spec) {
+    if (!spec.default_value && !f.has(spec.name)) {
+      f.mark_used(spec.name);
+      return;  // derived below
+    }
+    const auto& d = spec.default_value;
+    switch (spec.type) {
+      case ParamType::Bool:
+        s.algorithm_params.set(spec.name, f.boolean(spec.name, d ? std::optional<bool>(std::get<bool>(*d)) : std::nullopt));
+        break;
+      case ParamType::Int: {
+        const auto min = spec.min ? static_cast<std::int64_t>(*spec.min) : std::numeric_limits<std::int64_t>::min();
+        s.algorithm_params.set(
+            spec.name, f.integer(spec.name, d ? std::optional<std::int64_t>(std::get<std::int64_t>(*d)) : std::nullopt, min));
+        break;
+      }
+      case ParamType::Double: {
+        std::optional<double> fallback;
+        if (d) fallback = std::holds_alternative<double>(*d) ? std::get<double>(*d)
+                                                             : static_cast<double>(std::get<std::int64_t>(*d));
+        s.algorithm_params.set(spec.name, f.number(spec.name, fallback, spec.min ? *spec.min : -INFINITY));
+        break;
+      }
+      case ParamType::String:
+        s.algorithm_params.set(
+            spec.name,
+            f.string(spec.name, d ? std::optional<std::string>(std::get<std::string>(*d)) : std::nullopt, spec.choices));
+        break;
+    }
+  };
+  for (const auto& spec : common_algorithm_params()) read(spec);
+  for (const auto& spec : info.params) read(spec);
+  f.finish();
+  if (info.derive) info.derive(s.algorithm_params, s.ranks);
+  // Record derived values too, so summary.json shows what ran.
+  for (const auto& [key, value] : s.algorithm_params.values())
+    std::visit([&f, &key](const auto& v) { f.set_resolved(key, v); }, value);
+  if (info.validate) {
+    const std::string error = info.validate(s.algorithm_params, s.ranks);
+    if (!error.empty()) {
+      // validate() messages start with the parameter name: "group_size: ...".
+      const auto colon = error.find(':');
+      const std::string key = colon == std::string::npos ? std::string() : error.substr(0, colon);
+      throw ScenarioError(key.empty() ? "algorithm" : "algorithm." + key,
+                          colon == std::string::npos ? error : error.substr(colon + 2));
+    }
+  }
+}
+
+MathConfig parse_math(Fields& f, std::int64_t default_batch, const std::string& base_dir) {
+  MathConfig m;
+  std::vector<std::string> models;
+  for (const auto& info : model_catalog()) models.push_back(info.name);
+  m.model = f.string("model", "none", models);
+  m.batch = f.integer("batch", default_batch, 1, 1 << 20);
+  m.sgd.lr = f.number("lr", 0.1, 0.0);
+  m.sgd.momentum = f.number("momentum", 0.9, 0.0, 1.0);
+  m.sgd.weight_decay = f.number("weight_decay", 0.0, 0.0);
+  m.eval_every = f.integer("eval_every", 0, 0);
+  if (m.model == "softmax" || m.model == "mlp") {
+    m.dataset_dir = resolve_path(base_dir, f.string("dataset_dir", std::string(kDefaultFashionMnistDir)));
+    std::string why;
+    if (!fashion_mnist_available(m.dataset_dir, &why))
+      f.fail("dataset_dir", "Fashion-MNIST is not readable there (" + why +
+                                "); install Debian's dataset-fashion-mnist or point math.dataset_dir at the IDX files");
+    if (m.model == "mlp") m.hidden = f.integer("hidden", m.hidden, 1, 1 << 16);
+  } else if (m.model == "hyperplane") {
+    m.hyperplane.dim = f.integer("dim", m.hyperplane.dim, 1, 1 << 20);
+    m.hyperplane.train_size = f.integer("train_size", m.hyperplane.train_size, 1);
+    m.hyperplane.test_size = f.integer("test_size", m.hyperplane.test_size, 1);
+    m.hyperplane.noise_sd = f.number("noise_sd", m.hyperplane.noise_sd, 0.0);
+  }
+  f.finish();
+  return m;
+}
+
+}  // namespace
+
+const std::vector<PlatformInfo>& platform_catalog() {
+  static const std::vector<PlatformInfo> catalog = {
+      {"piz_daint", "CSCS Piz Daint: Cray XC50, one P100 per node, Aries dragonfly (up to 8,192 nodes)"},
+      {"maverick2", "TACC Maverick2 GTX: 4 GTX 1080 Ti per node on PCIe, one FDR InfiniBand link per node, fat tree"},
+      {"localhost", "this machine as calibrated by `quorum calibrate` (a star with measured latency and bandwidth)"},
+      {"generic", "cluster, fat_tree, dragonfly or torus from explicit parameters"},
+      {"xml", "a SimGrid XML platform file; ranks on its hosts in name order"},
+  };
+  return catalog;
+}
+
+RunSettings Scenario::run_settings() const {
+  RunSettings r;
+  r.iterations = iterations;
+  r.seed = seed;
+  r.world_size = ranks;
+  r.model_bytes = static_cast<double>(parameters) * 4.0;
+  r.allreduce = allreduce_options_from(algorithm_params, fidelity);
+  return r;
+}
+
+ComputeModel Scenario::compute_model() const {
+  return ComputeModel(compute, StragglerModel(imbalance, ranks, seed), seed);
+}
+
+nlohmann::json read_scenario_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ScenarioError("(file)", "cannot read scenario file '" + path + "'");
+  try {
+    return nlohmann::json::parse(in, nullptr, true, /*ignore_comments=*/true);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ScenarioError("(file)", "'" + path + "' is not valid JSON: " + e.what());
+  }
+}
+
+void apply_override(nlohmann::json& scenario, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw ScenarioError("--set", "expected key=value (e.g. platform.nodes=256), got '" + assignment + "'");
+  const std::string path = assignment.substr(0, eq), text = assignment.substr(eq + 1);
+  nlohmann::json value;
+  try {
+    value = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error&) {
+    value = text;  // bare words are strings: --set algorithm.name=local_sgd
+  }
+  nlohmann::json* node = &scenario;
+  std::size_t start = 0;
+  for (;;) {
+    const auto dot = path.find('.', start);
+    const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (key.empty()) throw ScenarioError(path, "empty component in --set path");
+    if (!node->is_object()) {
+      if (!node->is_null()) throw ScenarioError(path, "cannot set a field inside a non-object value");
+      *node = nlohmann::json::object();
+    }
+    if (dot == std::string::npos) {
+      (*node)[key] = value;
+      return;
+    }
+    node = &(*node)[key];
+    start = dot + 1;
+  }
+}
+
+Scenario parse_scenario(const nlohmann::json& json, const std::string& base_dir) {
+  Scenario s;
+  s.base_dir = base_dir;
+  Fields root(json, "");
+  s.name = root.string("name", "scenario");
+  s.description = root.string("description", "");
+  s.seed = static_cast<std::uint64_t>(root.integer("seed", 1, 0));
+
+  Fields platform = root.object("platform", true);
+  s.platform = parse_platform(platform, base_dir, s.platform_name);
+  platform.finish();
+  s.ranks = rank_count(s.platform);
+  s.nodes = static_cast<int>(platform.resolved().value("nodes", std::int64_t{s.ranks}));
+  root.set_resolved("platform", platform.resolved());
+
+  Fields workload = root.object("workload", true);
+  std::vector<std::string> profiles;
+  for (const auto& p : workload_profiles()) profiles.push_back(p.name);
+  s.workload_profile = workload.string("profile", std::nullopt, profiles);
+  const WorkloadProfile& profile = *find_workload_profile(s.workload_profile);
+  s.iterations = workload.integer("iterations", std::nullopt, 1, std::int64_t{1} << 40);
+  s.parameters = workload.integer("parameters", profile.parameters, 0);
+  if (workload.has("compute")) {
+    Fields compute = workload.object("compute");
+    s.compute = parse_distribution(compute, base_dir);
+    workload.set_resolved("compute", compute.resolved());
+  } else {
+    Fields compute(profile.compute, workload.path_of("compute"));
+    s.compute = parse_distribution(compute, base_dir);
+    workload.set_resolved("compute", compute.resolved());
+  }
+  workload.finish();
+  root.set_resolved("workload", workload.resolved());
+
+  Fields imbalance = root.object("imbalance");
+  s.imbalance = parse_imbalance(imbalance, s.ranks, base_dir);
+  root.set_resolved("imbalance", imbalance.resolved());
+
+  Fields algorithm = root.object("algorithm", true);
+  parse_algorithm(algorithm, s);
+  root.set_resolved("algorithm", algorithm.resolved());
+
+  const std::string fidelity = root.string("fidelity", "phase", {"chunk", "phase"});
+  parse_fidelity(fidelity, s.fidelity);
+
+  Fields math = root.object("math");
+  s.math = parse_math(math, profile.batch, base_dir);
+  root.set_resolved("math", math.resolved());
+
+  Fields output = root.object("output");
+  s.write_iterations_csv = output.boolean("iterations_csv", true);
+  s.progress = output.boolean("progress", true);
+  output.finish();
+  root.set_resolved("output", output.resolved());
+
+  root.finish();
+  s.resolved = root.resolved();
+  return s;
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  nlohmann::json json = read_scenario_json(path);
+  for (const auto& o : overrides) apply_override(json, o);
+  const auto dir = std::filesystem::path(path).parent_path().string();
+  return parse_scenario(json, dir);
+}
+
+}  // namespace quorum

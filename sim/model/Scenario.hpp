@@ -1,0 +1,66 @@
+#pragma once
+// A scenario: what to simulate (or run for real). Parsed from JSON, with --set overrides, every field checked; the
+// resolved form (defaults filled in, fits recorded) goes into summary.json. Field reference: README.md.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "algorithms/Algorithm.hpp"
+#include "kernels/MathSetup.hpp"
+#include "platforms/PlatformConfig.hpp"
+#include "sim/model/ComputeModel.hpp"
+#include "sim/model/Distribution.hpp"
+#include "sim/model/ScenarioError.hpp"
+#include "sim/model/StragglerModel.hpp"
+
+namespace quorum {
+
+struct Scenario {
+  nlohmann::json resolved;
+  std::string name;
+  std::string description;
+  std::uint64_t seed = 1;
+  std::string base_dir;  // relative file names in the scenario are resolved from here
+
+  std::string platform_name;
+  PlatformConfig platform;
+  int nodes = 0;
+  int ranks = 0;
+
+  std::string workload_profile;
+  std::int64_t iterations = 0;
+  std::int64_t parameters = 0;  // floats per full-model message
+  Distribution compute;
+
+  StragglerSpec imbalance;
+
+  std::string algorithm;
+  AlgorithmParams algorithm_params;
+  Fidelity fidelity = Fidelity::Phase;
+
+  MathConfig math;
+
+  bool write_iterations_csv = true;
+  bool progress = true;
+
+  RunSettings run_settings() const;
+  ComputeModel compute_model() const;
+};
+
+// One line per platform, for `quorum list`.
+struct PlatformInfo {
+  std::string name, description;
+};
+const std::vector<PlatformInfo>& platform_catalog();
+
+// Reads a scenario file as JSON (ScenarioError on unreadable or malformed JSON).
+nlohmann::json read_scenario_json(const std::string& path);
+// Applies "dotted.path=value" (value parsed as JSON, else taken as a string).
+void apply_override(nlohmann::json& scenario, const std::string& assignment);
+Scenario parse_scenario(const nlohmann::json& scenario, const std::string& base_dir);
+// read + overrides + parse.
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides);
+
+}  // namespace quorum

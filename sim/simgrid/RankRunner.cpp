@@ -1,0 +1,68 @@
+#include "sim/simgrid/RankRunner.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+#include <algorithm>
+#include <sstream>
+
+#include "platforms/PlatformBuilder.hpp"
+#include "sim/simgrid/SimComm.hpp"
+
+namespace quorum {
+
+namespace sg4 = simgrid::s4u;
+
+double run_ranks(const PlatformConfig& platform, const ComputeModel& compute,
+                 const std::function<void(Comm&)>& program) {
+  // SimGrid's own chatter (configuration changes, its deadlock dump) is replaced by our messages.
+  int argc = 3;
+  std::string a0 = "quorum", a1 = "--log=root.thres:critical", a2 = "--log=ker_engine.app:file:/dev/null";
+  char* argv[] = {a0.data(), a1.data(), a2.data(), nullptr};
+  sg4::Engine engine(&argc, argv);
+  configure_network_model(platform);
+  std::vector<sg4::Host*> hosts = build_platform(platform);
+  const int ranks = rank_count(platform);
+  if (static_cast<int>(hosts.size()) != ranks || std::count(hosts.begin(), hosts.end(), nullptr) > 0)
+    throw SimulationError("the platform provides " + std::to_string(hosts.size()) + " hosts for " +
+                          std::to_string(ranks) + " ranks");
+
+  SimWorld world(hosts, compute);
+  std::vector<char> finished(static_cast<std::size_t>(ranks), 0);
+  for (int r = 0; r < ranks; ++r) {
+    // An exception inside an actor would abort the process; keep the first one and report it after the run.
+    sg4::Actor::create("rank-" + std::to_string(r), hosts[static_cast<std::size_t>(r)],
+                       [&world, &program, &finished, r] {
+                         try {
+                           SimComm comm(world, r);
+                           program(comm);
+                           finished[static_cast<std::size_t>(r)] = 1;
+                         } catch (const std::exception& e) {
+                           if (world.first_error.empty()) world.first_error = "rank " + std::to_string(r) + ": " + e.what();
+                         }
+                       });
+  }
+  engine.run();
+  const double end = sg4::Engine::get_clock();
+
+  if (!world.first_error.empty()) throw SimulationError(world.first_error);
+  std::vector<int> stuck;
+  for (int r = 0; r < ranks; ++r)
+    if (!finished[static_cast<std::size_t>(r)]) stuck.push_back(r);
+  if (!stuck.empty()) {
+    std::ostringstream os;
+    os << "deadlock: " << stuck.size() << " of " << ranks << " ranks blocked forever at simulated time " << end
+       << " s (ranks";
+    for (std::size_t i = 0; i < std::min<std::size_t>(stuck.size(), 12); ++i) os << " " << stuck[i];
+    if (stuck.size() > 12) os << " ...";
+    os << ")";
+    throw SimulationError(os.str());
+  }
+  if (world.live_agents > 0)
+    throw SimulationError(std::to_string(world.live_agents) +
+                          " progress agents were still blocked after every rank had finished: the algorithm does not "
+                          "shut its agents down");
+  return end;
+}
+
+}  // namespace quorum

@@ -1,0 +1,25 @@
+#pragma once
+// Runs one program per rank on a platform in SimGrid: the engine, the platform, one actor per rank, and the checks
+// that every rank finished (else: deadlock), that no progress agent was left running, and that no exception
+// escaped. simulate() builds on it; tests use it to exercise collectives directly. Once per process (SimGrid).
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+#include "algorithms/comm/Comm.hpp"
+#include "platforms/PlatformConfig.hpp"
+#include "sim/model/ComputeModel.hpp"
+
+namespace quorum {
+
+// The simulation could not complete (deadlock, agents left running, an exception in a rank, platform mismatch).
+class SimulationError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Returns the simulated time at which the last actor finished.
+double run_ranks(const PlatformConfig& platform, const ComputeModel& compute,
+                 const std::function<void(Comm&)>& program);
+
+}  // namespace quorum

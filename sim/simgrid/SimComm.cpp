@@ -1,0 +1,205 @@
+#include "sim/simgrid/SimComm.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/ConditionVariable.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Mutex.hpp>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace quorum {
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+class SimRequest final : public Request {
+ public:
+  explicit SimRequest(bool is_receive) : receive(is_receive) {}
+  ~SimRequest() override {
+    // A receive dropped while pending must not let SimGrid write into freed memory later.
+    if (receive && !done && comm && sg4::Actor::self() != nullptr) comm->cancel();
+    delete raw;
+  }
+
+  // Called once the SimGrid communication has finished.
+  void complete() {
+    if (done) return;
+    done = true;
+    if (receive) {
+      message.reset(raw);
+      raw = nullptr;
+    }
+  }
+
+  const bool receive;
+  sg4::CommPtr comm;
+  Message* raw = nullptr;  // where SimGrid delivers the sender's message
+  std::unique_ptr<Message> message;
+  bool done = false;
+  bool cancelled = false;
+};
+
+SimRequest& as_sim(const RequestPtr& r) {
+  auto* s = dynamic_cast<SimRequest*>(r.get());
+  if (s == nullptr) throw std::logic_error("request does not belong to the SimGrid backend");
+  return *s;
+}
+
+std::uint64_t simulated_bytes(double logical_bytes) {
+  return logical_bytes <= 0 ? 0 : static_cast<std::uint64_t>(std::llround(logical_bytes));
+}
+
+class SimMutex final : public Mutex {
+ public:
+  void lock() override { mutex->lock(); }
+  void unlock() override { mutex->unlock(); }
+  sg4::MutexPtr mutex = sg4::Mutex::create();
+};
+
+class SimConditionVariable final : public ConditionVariable {
+ public:
+  void wait(std::unique_lock<Mutex>& lock) override {
+    auto* m = dynamic_cast<SimMutex*>(lock.mutex());
+    if (m == nullptr) throw std::logic_error("condition variable used with a mutex of another backend");
+    cv->wait(m->mutex);
+  }
+  void notify_one() override { cv->notify_one(); }
+  void notify_all() override { cv->notify_all(); }
+  sg4::ConditionVariablePtr cv = sg4::ConditionVariable::create();
+};
+
+class SimAgent final : public Agent {
+ public:
+  explicit SimAgent(sg4::ActorPtr actor) : actor_(std::move(actor)) {}
+  void join() override { actor_->join(); }
+
+ private:
+  sg4::ActorPtr actor_;
+};
+
+}  // namespace
+
+double SimComm::now() const { return sg4::Engine::get_clock(); }
+
+void SimComm::check_peer(int peer, const char* what) const {
+  if (peer < 0 || peer >= world_.size())
+    throw std::logic_error(std::string(what) + ": rank " + std::to_string(peer) + " out of range");
+}
+
+RequestPtr SimComm::isend(int dst, Tag tag, Payload payload, double logical_bytes) {
+  check_peer(dst, "isend");
+  const int key_src = tags::is_any_source(tag) ? kAnySource : rank_;
+  auto* msg = new Message{rank_, tag, std::move(payload)};
+  auto request = std::make_shared<SimRequest>(false);
+  request->comm = world_.mailbox(dst, key_src, tag)->put_async(msg, simulated_bytes(logical_bytes));
+  return request;
+}
+
+void SimComm::post(int dst, Tag tag, Payload payload, double logical_bytes) {
+  check_peer(dst, "post");
+  const int key_src = tags::is_any_source(tag) ? kAnySource : rank_;
+  auto* msg = new Message{rank_, tag, std::move(payload)};
+  // put_init + detach: put_async(...)->detach() aborts in SimGrid 3.32.
+  world_.mailbox(dst, key_src, tag)
+      ->put_init(msg, simulated_bytes(logical_bytes))
+      ->detach([](void* p) { delete static_cast<Message*>(p); });
+}
+
+RequestPtr SimComm::irecv(int src, Tag tag) {
+  if (tags::is_any_source(tag) != (src == kAnySource))
+    throw std::logic_error("irecv: tag " + std::to_string(tag) +
+                           (src == kAnySource ? " is not an any-source tag but was received from kAnySource"
+                                              : " is an any-source tag; receive it with kAnySource"));
+  if (src != kAnySource) check_peer(src, "irecv");
+  auto request = std::make_shared<SimRequest>(true);
+  request->comm = world_.mailbox(rank_, src, tag)->get_async<Message>(&request->raw);
+  return request;
+}
+
+bool SimComm::test(const RequestPtr& request) {
+  auto& r = as_sim(request);
+  if (r.done) return true;
+  if (r.comm->test()) {
+    r.complete();
+    return true;
+  }
+  return false;
+}
+
+void SimComm::cancel(const RequestPtr& request) {
+  auto& r = as_sim(request);
+  if (r.done) return;
+  r.comm->cancel();
+  r.done = true;
+  r.cancelled = true;
+}
+
+Message SimComm::take(const RequestPtr& request) {
+  auto& r = as_sim(request);
+  if (!r.receive || !r.done || r.cancelled || !r.message)
+    throw std::logic_error("take: not a completed receive (or already taken)");
+  Message m = std::move(*r.message);
+  r.message.reset();
+  return m;
+}
+
+void SimComm::do_wait(const RequestPtr& request) {
+  auto& r = as_sim(request);
+  if (r.done) return;
+  r.comm->wait();
+  r.complete();
+}
+
+std::size_t SimComm::do_wait_any(std::span<const RequestPtr> requests) {
+  if (requests.empty()) throw std::logic_error("wait_any on no requests");
+  std::vector<sg4::CommPtr> comms;
+  std::vector<std::size_t> index;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    auto& r = as_sim(requests[i]);
+    if (r.done) return i;
+    comms.push_back(r.comm);
+    index.push_back(i);
+  }
+  const auto k = sg4::Comm::wait_any(comms);
+  const std::size_t i = index[static_cast<std::size_t>(k)];
+  as_sim(requests[i]).complete();
+  return i;
+}
+
+double SimComm::do_compute(std::int64_t step, const std::function<void()>& math) {
+  if (math) math();  // real math: costs wall time only
+  const double d = world_.compute().duration(rank_, step);
+  sg4::this_actor::sleep_for(d);
+  return d;
+}
+
+void SimComm::sleep_for(double seconds) { sg4::this_actor::sleep_for(seconds); }
+
+std::unique_ptr<Agent> SimComm::spawn(const std::string& name, std::function<void(Comm&)> body) {
+  SimWorld* world = &world_;
+  const int rank = rank_;
+  ++world_.live_agents;
+  auto actor = sg4::Actor::create(name + "-" + std::to_string(rank), world_.host(rank),
+                                  [world, rank, body = std::move(body)] {
+                                    try {
+                                      SimComm comm(*world, rank);
+                                      body(comm);
+                                    } catch (const std::exception& e) {
+                                      if (world->first_error.empty())
+                                        world->first_error = "rank " + std::to_string(rank) + " agent: " + e.what();
+                                    }
+                                    --world->live_agents;
+                                  });
+  return std::make_unique<SimAgent>(std::move(actor));
+}
+
+std::unique_ptr<Mutex> SimComm::make_mutex() { return std::make_unique<SimMutex>(); }
+
+std::unique_ptr<ConditionVariable> SimComm::make_condition_variable() {
+  return std::make_unique<SimConditionVariable>();
+}
+
+}  // namespace quorum

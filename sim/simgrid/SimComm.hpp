@@ -1,0 +1,41 @@
+#pragma once
+// The SimGrid backend of Comm: each rank is an actor on its host, progress agents are further actors on the same
+// host, messages are SimGrid communications whose simulated size is the logical size, and compute() sleeps for the
+// modelled step duration.
+#include "algorithms/comm/Comm.hpp"
+#include "sim/simgrid/SimWorld.hpp"
+
+namespace quorum {
+
+class SimComm final : public Comm {
+ public:
+  SimComm(SimWorld& world, int rank) : world_(world), rank_(rank) {}
+
+  int rank() const override { return rank_; }
+  int size() const override { return world_.size(); }
+  double now() const override;
+
+  RequestPtr isend(int dst, Tag tag, Payload payload, double logical_bytes) override;
+  void post(int dst, Tag tag, Payload payload, double logical_bytes) override;
+  RequestPtr irecv(int src, Tag tag) override;
+  bool test(const RequestPtr& request) override;
+  void cancel(const RequestPtr& request) override;
+  Message take(const RequestPtr& request) override;
+
+  void sleep_for(double seconds) override;
+  std::unique_ptr<Agent> spawn(const std::string& name, std::function<void(Comm&)> body) override;
+  std::unique_ptr<Mutex> make_mutex() override;
+  std::unique_ptr<ConditionVariable> make_condition_variable() override;
+
+ protected:
+  void do_wait(const RequestPtr& request) override;
+  std::size_t do_wait_any(std::span<const RequestPtr> requests) override;
+  double do_compute(std::int64_t step, const std::function<void()>& math) override;
+
+ private:
+  void check_peer(int peer, const char* what) const;
+  SimWorld& world_;
+  int rank_;
+};
+
+}  // namespace quorum

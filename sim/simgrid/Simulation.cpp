@@ -1,0 +1,62 @@
+#include "sim/simgrid/Simulation.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+
+#include "kernels/Trainer.hpp"
+#include "sim/model/FinalEvaluation.hpp"
+
+namespace quorum {
+
+SimulationOutput simulate(const Scenario& scenario) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const ComputeModel compute = scenario.compute_model();
+  const RunSettings run = scenario.run_settings();
+  const AlgorithmInfo& info = *find_algorithm(scenario.algorithm);
+
+  auto math = make_math_setup(scenario.math, scenario.seed);
+  std::vector<std::unique_ptr<Trainer>> trainers;
+  trainers.reserve(static_cast<std::size_t>(scenario.ranks));
+  for (int r = 0; r < scenario.ranks; ++r) trainers.push_back(std::make_unique<Trainer>(math, r, scenario.ranks));
+
+  auto recorder = std::make_unique<RunRecorder>(scenario.name + "/" + scenario.algorithm, scenario.ranks,
+                                                scenario.iterations, scenario.progress);
+  if (math->enabled() && scenario.math.eval_every > 0)
+    recorder->snapshot_models(
+        [&trainers](int r) { return std::span<const float>(trainers[static_cast<std::size_t>(r)]->params()); },
+        scenario.math.eval_every);
+
+  run_ranks(scenario.platform, compute, [&](Comm& comm) {
+    auto algorithm = info.make(scenario.algorithm_params, scenario.ranks);
+    RankContext ctx{comm, *trainers[static_cast<std::size_t>(comm.rank())], run, scenario.algorithm_params, *recorder};
+    algorithm->run(ctx);
+  });
+  recorder->finish_progress();
+
+  const auto unfinished = recorder->unfinished_ranks();
+  if (!unfinished.empty()) {
+    std::ostringstream os;
+    os << "algorithm '" << scenario.algorithm << "' ended " << unfinished.size()
+       << " ranks before their last step (rank: last step):";
+    for (std::size_t i = 0; i < std::min<std::size_t>(unfinished.size(), 8); ++i)
+      os << " " << unfinished[i] << ": " << recorder->last_step_of(unfinished[i]);
+    throw SimulationError(os.str());
+  }
+
+  double sim_time = 0;
+  for (const auto& s : recorder->steps()) sim_time = std::max(sim_time, s.start_s + s.compute_s + s.comm_s);
+
+  std::vector<std::span<const float>> finals;
+  for (const auto& t : trainers) finals.emplace_back(t->params());
+  const FinalEvaluation evaluation = evaluate_run(*math, finals, *recorder);
+
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  SimulationOutput out;
+  out.summary = make_summary(scenario, *recorder, evaluation, sim_time, wall, "simgrid");
+  out.recorder = std::move(recorder);
+  for (auto& t : trainers) out.final_params.push_back(std::move(t->params()));
+  return out;
+}
+
+}  // namespace quorum

@@ -1,0 +1,123 @@
+// The CLI end to end: the demo scenario, determinism, bad input, listing.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "tests/support/Cli.hpp"
+
+namespace quorum {
+
+using testing::fresh_path;
+using testing::run_cli;
+
+namespace {
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+std::size_t count_lines(const std::string& path) {
+  std::ifstream in(path);
+  std::size_t n = 0;
+  std::string line;
+  while (std::getline(in, line)) ++n;
+  return n;
+}
+}  // namespace
+
+// The demo's scenario as shipped: both algorithms reach 80% test accuracy with the softmax proxy, and
+// Allreduce-SGD's throughput is within 5% of the README's hand derivation.
+TEST(RunCommand, QuickstartScenarioMeetsItsClaims) {
+  const std::string out = fresh_path("quorum-quickstart");
+  const auto r = run_cli("run scenarios/quickstart.json --quiet --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("allreduce"), std::string::npos);
+  EXPECT_NE(r.out.find("local_sgd"), std::string::npos);
+  EXPECT_NE(r.out.find("results: " + out), std::string::npos);
+  const auto allreduce = read_json(out + "/allreduce/summary.json");
+  const auto local = read_json(out + "/local_sgd/summary.json");
+  for (const auto* s : {&allreduce, &local}) {
+    EXPECT_GE((*s)["final_test_accuracy"].get<double>(), 0.80) << (*s)["algorithm"];
+    EXPECT_EQ((*s)["nodes"], 64);
+    EXPECT_EQ((*s)["iterations"], 200);
+    for (const char* key : {"scenario", "algorithm", "nodes", "iterations", "throughput_steps_per_s", "sim_time_s",
+                            "wall_time_s", "final_test_accuracy", "final_loss", "mean_wait_s", "quorum_version"})
+      EXPECT_TRUE(s->contains(key)) << key;
+  }
+  // README, "How the demo's Allreduce-SGD throughput is derived".
+  const double ring = 2.0 * 63 / 64 * 25'559'081.0 * 4 / 5.25e9;
+  const double expected = 1.0 / (1 / 1.56 + 0.320 + ring);
+  EXPECT_NEAR(allreduce["throughput_steps_per_s"].get<double>(), expected, 0.05 * expected);
+  // Local SGD waits less: it synchronises every 10 steps.
+  EXPECT_GT(local["throughput_steps_per_s"].get<double>(), allreduce["throughput_steps_per_s"].get<double>());
+  EXPECT_EQ(count_lines(out + "/allreduce/iterations.csv"), 64u * 200 + 1);
+  EXPECT_EQ(count_lines(out + "/comparison.csv"), 3u);
+  std::filesystem::remove_all(out);
+}
+
+TEST(RunCommand, SameScenarioAndSeedGiveIdenticalSummaries) {
+  const std::string a = fresh_path("quorum-det-a"), b = fresh_path("quorum-det-b");
+  const std::string args = "run scenarios/quickstart.json --quiet --set platform.nodes=8 --set workload.iterations=30 "
+                           "--out ";
+  ASSERT_EQ(run_cli(args + a).exit_code, 0);
+  ASSERT_EQ(run_cli(args + b).exit_code, 0);
+  for (const char* sub : {"/allreduce/", "/local_sgd/"}) {
+    auto sa = read_json(a + sub + "summary.json"), sb = read_json(b + sub + "summary.json");
+    EXPECT_GT(sa["wall_time_s"].get<double>(), 0);
+    sa.erase("wall_time_s");
+    sb.erase("wall_time_s");
+    EXPECT_EQ(sa, sb);
+    std::ifstream ia(a + sub + "iterations.csv"), ib(b + sub + "iterations.csv");
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(ia), {}), std::string(std::istreambuf_iterator<char>(ib), {}));
+  }
+  std::filesystem::remove_all(a);
+  std::filesystem::remove_all(b);
+}
+
+// Each class of bad input stops the run with a message naming the field, exit status 2, and nothing written.
+TEST(RunCommand, BadInputNamesTheFieldAndWritesNothing) {
+  const auto trace = fresh_path("quorum-bad-trace") + ".csv";
+  std::ofstream(trace) << "duration\n0.5\nnot-a-number\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--set platform.name=summit", "platform.name"},
+      {"--set algorithm.name=magic", "algorithm"},
+      {"--set math.model=resnet", "math.model"},
+      {"--set workload.iterations=null", "workload.iterations"},
+      {"--set platform.nodes='\"many\"'", "platform.nodes"},
+      {"--set platform.nodes=0", "platform.nodes"},
+      {"--set algorithm.tau=0", "algorithm.tau"},
+      {"--set workload.compute.kind=empirical --set workload.compute.file=" + trace, "workload.compute.file"},
+      {"--set math.dataset_dir=/nonexistent", "math.dataset_dir"},
+      {"--set workload.profile=unknown_net", "workload.profile"},
+  };
+  for (const auto& [args, field] : cases) {
+    SCOPED_TRACE(args);
+    const std::string out = fresh_path("quorum-bad");
+    const auto r = run_cli("run scenarios/quickstart.json --quiet " + args + " --out " + out);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(field), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out));
+  }
+  std::filesystem::remove(trace);
+  // A file that is not JSON.
+  const auto bad = fresh_path("quorum-bad-json") + ".json";
+  std::ofstream(bad) << "{ \"name\": ";
+  const auto r = run_cli("run " + bad + " --quiet --out " + fresh_path("quorum-bad"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("not valid JSON"), std::string::npos) << r.err;
+  std::filesystem::remove(bad);
+}
+
+TEST(RunCommand, ListShowsEverySectionWithDescriptions) {
+  const auto r = run_cli("list");
+  ASSERT_EQ(r.exit_code, 0);
+  for (const char* word : {"piz_daint", "maverick2", "localhost", "generic", "resnet50_p100", "transformer_p100",
+                           "ppo_habitat", "hyperplane", "lstm_ucf101", "resnet50_cloud", "random_delay", "slow_worker",
+                           "linear_skew", "shifted_skew", "distribution", "allreduce", "local_sgd", "softmax", "mlp"})
+    EXPECT_NE(r.out.find(word), std::string::npos) << word;
+  EXPECT_EQ(run_cli("run --help").exit_code, 0);
+  EXPECT_NE(run_cli("list nonsense").exit_code, 0);
+}
+
+}  // namespace quorum

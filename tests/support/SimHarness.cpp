@@ -1,0 +1,67 @@
+#include "tests/support/SimHarness.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "sim/simgrid/ChildProcess.hpp"
+#include "sim/simgrid/RankRunner.hpp"
+
+namespace quorum::testing {
+
+ComputeModel constant_compute(double seconds, int ranks, StragglerSpec imbalance, std::uint64_t seed) {
+  Distribution d;
+  d.kind = Distribution::Kind::Constant;
+  d.value = seconds;
+  return ComputeModel(d, StragglerModel(std::move(imbalance), ranks, seed), seed);
+}
+
+PlatformConfig star(int ranks) {
+  GenericConfig g;
+  g.topology = "cluster";
+  g.nodes = ranks;
+  g.bandwidth_Bps = 10e9;
+  g.latency_s = 1e-6;
+  return g;
+}
+
+HarnessResult run_simulated(const PlatformConfig& platform, const std::function<nlohmann::json(Comm&)>& program) {
+  return run_simulated(platform, program, constant_compute(0.0, rank_count(platform)));
+}
+
+HarnessResult run_simulated(const PlatformConfig& platform, const std::function<nlohmann::json(Comm&)>& program,
+                            const ComputeModel& compute) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("quorum-harness-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand())))
+                               .string();
+  const ChildResult child = run_in_child([&] {
+    std::vector<nlohmann::json> results(static_cast<std::size_t>(rank_count(platform)));
+    try {
+      const double end = run_ranks(platform, compute, [&](Comm& comm) {
+        results[static_cast<std::size_t>(comm.rank())] = program(comm);
+      });
+      std::ofstream(path) << nlohmann::json{{"end", end}, {"ranks", results}}.dump();
+      return 0;
+    } catch (const std::exception& e) {
+      report_error(e.what());
+      return 3;
+    }
+  });
+  HarnessResult r;
+  if (child.exit_code != 0) {
+    r.error = child.error_text.empty() ? "child died (signal " + std::to_string(child.signal) + ")" : child.error_text;
+    std::filesystem::remove(path);
+    return r;
+  }
+  std::ifstream in(path);
+  const auto j = nlohmann::json::parse(in);
+  std::filesystem::remove(path);
+  r.ok = true;
+  r.end_time = j["end"].get<double>();
+  for (const auto& x : j["ranks"]) r.per_rank.push_back(x);
+  return r;
+}
+
+}  // namespace quorum::testing

@@ -1,0 +1,33 @@
+#pragma once
+// Runs code on every rank of a simulated platform, in a child process (SimGrid allows one engine per process), and
+// brings back what each rank returned as JSON, the simulated end time, or the error that stopped the run.
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "algorithms/comm/Comm.hpp"
+#include "platforms/PlatformConfig.hpp"
+#include "sim/model/ComputeModel.hpp"
+
+namespace quorum::testing {
+
+struct HarnessResult {
+  bool ok = false;
+  std::string error;
+  double end_time = 0;
+  std::vector<nlohmann::json> per_rank;
+};
+
+// Compute model with a constant step time and the given imbalance.
+ComputeModel constant_compute(double seconds, int ranks, StragglerSpec imbalance = {}, std::uint64_t seed = 1);
+
+HarnessResult run_simulated(const PlatformConfig& platform, const std::function<nlohmann::json(Comm&)>& program,
+                            const ComputeModel& compute);
+HarnessResult run_simulated(const PlatformConfig& platform, const std::function<nlohmann::json(Comm&)>& program);
+
+// A small star platform with the given ranks (1 us, 10 GB/s).
+PlatformConfig star(int ranks);
+
+}  // namespace quorum::testing

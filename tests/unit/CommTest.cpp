@@ -1,0 +1,159 @@
+// The SimGrid backend of Comm: matching rules, agents and shared state, and the run checks (deadlock, agents left
+// running, exceptions).
+#include <gtest/gtest.h>
+
+#include "algorithms/comm/Schedule.hpp"
+#include "tests/support/SimHarness.hpp"
+
+namespace quorum {
+
+using testing::run_simulated;
+using testing::star;
+
+TEST(SimComm, MessagesOfOneTripleArriveInOrderAndTagsAreMatchedSeparately) {
+  const auto result = run_simulated(star(2), [](Comm& comm) {
+    const Tag a = tags::make(Channel::Benchmark, 1), b = tags::make(Channel::Benchmark, 2);
+    nlohmann::json got = nlohmann::json::array();
+    if (comm.rank() == 0) {
+      std::vector<RequestPtr> sends;
+      for (int i = 0; i < 3; ++i) sends.push_back(comm.isend(1, a, Payload{{}, {i}}, 8));
+      sends.push_back(comm.isend(1, b, Payload{{}, {100}}, 8));
+      comm.wait_all(sends);
+    } else {
+      got.push_back(comm.recv(0, b).payload.ints[0]);  // b first, although sent last
+      for (int i = 0; i < 3; ++i) got.push_back(comm.recv(0, a).payload.ints[0]);
+    }
+    return got;
+  });
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_EQ(result.per_rank[1], nlohmann::json({100, 0, 1, 2}));
+}
+
+TEST(SimComm, AnySourceTagsCollectFromEveryone) {
+  const auto result = run_simulated(star(5), [](Comm& comm) {
+    const Tag t = tags::make_any_source(Channel::Benchmark, 3);
+    nlohmann::json got = nlohmann::json::array();
+    if (comm.rank() != 0) {
+      comm.send(0, t, Payload{{static_cast<float>(comm.rank())}, {}}, 4);
+    } else {
+      int sum = 0;
+      for (int i = 0; i < 4; ++i) {
+        Message m = comm.recv(kAnySource, t);
+        EXPECT_EQ(static_cast<int>(m.payload.values[0]), m.source);
+        sum += m.source;
+      }
+      got.push_back(sum);
+    }
+    return got;
+  });
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_EQ(result.per_rank[0][0], 10);
+}
+
+TEST(SimComm, MixingAnySourceAndDirectedReceivesOfATagIsRefused) {
+  const auto result = run_simulated(star(2), [](Comm& comm) {
+    comm.irecv(1 - comm.rank(), tags::make_any_source(Channel::Benchmark, 0));
+    return nlohmann::json();
+  });
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.error.find("any-source"), std::string::npos) << result.error;
+}
+
+TEST(SimComm, MessageTimeIsLatencyPlusSizeOverBandwidth) {
+  const auto result = run_simulated(star(2), [](Comm& comm) {
+    if (comm.rank() == 0) comm.send(1, tags::make(Channel::Benchmark), Payload{}, 10e6);
+    else comm.recv(0, tags::make(Channel::Benchmark));
+    return nlohmann::json(comm.now());
+  });
+  ASSERT_TRUE(result.ok) << result.error;
+  // star(): 1 us per link, two links, 10 GB/s.
+  EXPECT_NEAR(result.per_rank[1].get<double>(), 2e-6 + 10e6 / 10e9, 1e-9);
+}
+
+TEST(SimComm, WaitTimeIsAccounted) {
+  const auto result = run_simulated(star(2), [](Comm& comm) {
+    const Tag t = tags::make(Channel::Benchmark);
+    if (comm.rank() == 0) {
+      comm.sleep_for(0.5);
+      comm.send(1, t, Payload{}, 0);
+    } else {
+      comm.recv(0, t);
+    }
+    return nlohmann::json(comm.blocked_seconds());
+  });
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_NEAR(result.per_rank[1].get<double>(), 0.5, 1e-3);
+}
+
+TEST(SimComm, AgentsShareStateThroughMutexAndConditionVariable) {
+  const auto result = run_simulated(star(2), [](Comm& comm) {
+    auto mutex = comm.make_mutex();
+    auto cv = comm.make_condition_variable();
+    int value = 0;
+    bool ready = false;
+    auto agent = comm.spawn("helper", [&](Comm& agent_comm) {
+      agent_comm.sleep_for(0.25);
+      std::unique_lock lock(*mutex);
+      value = 42 + agent_comm.rank();
+      ready = true;
+      cv->notify_all();
+    });
+    {
+      std::unique_lock lock(*mutex);
+      cv->wait(lock, [&] { return ready; });
+    }
+    agent->join();
+    return nlohmann::json({value, comm.now()});
+  });
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_EQ(result.per_rank[1][0], 43);
+  EXPECT_NEAR(result.per_rank[1][1].get<double>(), 0.25, 1e-9);
+}
+
+TEST(SimComm, ScheduleRunsContinuationsAsRequestsComplete) {
+  const auto result = run_simulated(star(3), [](Comm& comm) {
+    const Tag t = tags::make(Channel::Benchmark);
+    int received = 0;
+    Schedule s(comm);
+    for (int peer = 0; peer < 3; ++peer) {
+      if (peer == comm.rank()) continue;
+      s.on(comm.isend(peer, t, Payload{{}, {comm.rank()}}, 100));
+      s.on(comm.irecv(peer, t), [&](const RequestPtr& r) { received += static_cast<int>(comm.take(r).payload.ints[0]) + 1; });
+    }
+    s.run();
+    return nlohmann::json(received);
+  });
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_EQ(result.per_rank[0], 2 + 3);
+  EXPECT_EQ(result.per_rank[2], 1 + 2);
+}
+
+TEST(SimComm, DeadlockIsReportedWithTheBlockedRanks) {
+  const auto result = run_simulated(star(4), [](Comm& comm) {
+    if (comm.rank() == 2) comm.recv(3, tags::make(Channel::Benchmark));  // nobody sends
+    return nlohmann::json();
+  });
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.error.find("deadlock"), std::string::npos) << result.error;
+  EXPECT_NE(result.error.find("ranks 2)"), std::string::npos) << result.error;
+}
+
+TEST(SimComm, ExceptionsInRanksAreReported) {
+  const auto result = run_simulated(star(2), [](Comm& comm) -> nlohmann::json {
+    if (comm.rank() == 1) throw std::runtime_error("boom");
+    return nullptr;
+  });
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.error.find("rank 1: boom"), std::string::npos) << result.error;
+}
+
+TEST(SimComm, AgentsLeftBlockedAreReported) {
+  const auto result = run_simulated(star(2), [](Comm& comm) {
+    auto agent = comm.spawn("listener", [](Comm& c) { c.recv(kAnySource, tags::make_any_source(Channel::Control)); });
+    return nlohmann::json();  // never stops its agent
+  });
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.error.find("agents"), std::string::npos) << result.error;
+}
+
+}  // namespace quorum

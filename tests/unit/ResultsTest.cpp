@@ -1,0 +1,73 @@
+// Result files: atomic writes, iterations.csv, extra tables and histograms.
+#include "sim/model/Results.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace quorum {
+
+namespace {
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+std::string temp_dir(const std::string& stem) {
+  const auto p = std::filesystem::temp_directory_path() / (stem + std::to_string(::getpid()));
+  std::filesystem::remove_all(p);
+  return p.string();
+}
+}  // namespace
+
+TEST(Results, AtomicWriteLeavesNoTemporaryFile) {
+  const std::string dir = temp_dir("quorum-atomic-");
+  std::filesystem::create_directories(dir);
+  write_file_atomic(dir + "/a.txt", "hello\n");
+  write_file_atomic(dir + "/a.txt", "again\n");
+  EXPECT_EQ(slurp(dir + "/a.txt"), "again\n");
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1);
+  EXPECT_THROW(write_file_atomic(dir + "/missing/sub/a.txt", "x"), std::runtime_error);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Results, RecorderTablesHistogramsAndIterationsAreWritten) {
+  RunRecorder recorder("t", 2, 2, false);
+  recorder.step_done({1, 0, 0.0, 0.5, 0.25, 0.125});
+  recorder.step_done({0, 0, 0.0, 0.5, 0.25, 0.0});
+  recorder.step_done({0, 1, 0.75, 0.5, 0.25, 0.0});
+  recorder.step_done({1, 1, 0.75, 0.5, 0.25, 0.0});
+  recorder.table_row("groups", {{"step", 0}, {"rank", 1}, {"group", 0}});
+  recorder.table_row("groups", {{"step", 0}, {"rank", 0}, {"group", 0}});
+  EXPECT_THROW(recorder.table_row("groups", {{"rank", 0}}), std::logic_error);
+  recorder.histogram(0, "staleness", 0);
+  recorder.histogram(1, "staleness", 2);
+  recorder.histogram(1, "staleness", 2);
+  recorder.sample(0, "contributors", 2);
+  recorder.sample(1, "contributors", 4);
+  EXPECT_TRUE(recorder.unfinished_ranks().empty());
+
+  const std::string dir = temp_dir("quorum-results-");
+  Scenario s;
+  s.name = "t";
+  s.iterations = 2;
+  s.ranks = 2;
+  const auto summary = make_summary(s, recorder, FinalEvaluation{}, 1.5, 0.1, "test");
+  EXPECT_DOUBLE_EQ(summary["throughput_steps_per_s"].get<double>(), 2 / 1.5);
+  EXPECT_DOUBLE_EQ(summary["mean_wait_s"].get<double>(), 0.125 / 4);
+  EXPECT_EQ(summary["histograms"]["staleness"]["2"], 2);
+  EXPECT_DOUBLE_EQ(summary["metrics"]["contributors"]["mean"].get<double>(), 3.0);
+  EXPECT_TRUE(summary["final_test_accuracy"].is_null());
+  write_results(dir, summary, recorder, true);
+  EXPECT_EQ(slurp(dir + "/iterations.csv"),
+            "rank,step,start_s,compute_s,comm_s,wait_s\n0,0,0,0.5,0.25,0\n0,1,0.75,0.5,0.25,0\n"
+            "1,0,0,0.5,0.25,0.125\n1,1,0.75,0.5,0.25,0\n");
+  EXPECT_EQ(slurp(dir + "/groups.csv"), "step,rank,group\n0,1,0\n0,0,0\n");
+  EXPECT_TRUE(std::filesystem::exists(dir + "/summary.json"));
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace quorum

@@ -1,0 +1,173 @@
+#include "sim/model/Scenario.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace quorum {
+
+namespace {
+
+nlohmann::json minimal() {
+  return {{"name", "t"},
+          {"platform", {{"name", "piz_daint"}, {"nodes", 8}}},
+          {"workload", {{"profile", "resnet50_p100"}, {"iterations", 5}}},
+          {"algorithm", {{"name", "local_sgd"}}}};
+}
+
+std::string error_field(const nlohmann::json& j) {
+  try {
+    parse_scenario(j, "");
+  } catch (const ScenarioError& e) {
+    return e.field();
+  }
+  return "(no error)";
+}
+
+nlohmann::json with(nlohmann::json j, const std::string& assignment) {
+  apply_override(j, assignment);
+  return j;
+}
+
+}  // namespace
+
+TEST(Scenario, MinimalScenarioGetsDocumentedDefaults) {
+  const Scenario s = parse_scenario(minimal(), "");
+  EXPECT_EQ(s.ranks, 8);
+  EXPECT_EQ(s.seed, 1u);
+  EXPECT_EQ(s.parameters, 25'559'081);
+  EXPECT_EQ(s.algorithm_params.get_int("tau"), 10);
+  EXPECT_EQ(s.algorithm_params.get_string("allreduce"), "ring");
+  EXPECT_EQ(s.fidelity, Fidelity::Phase);
+  EXPECT_EQ(s.math.model, "none");
+  EXPECT_EQ(s.imbalance.kind, "none");
+  EXPECT_NEAR(s.compute.mean(), 1 / 1.56, 1e-12);
+  // The resolved scenario records the defaults.
+  EXPECT_EQ(s.resolved["algorithm"]["tau"], 10);
+  EXPECT_EQ(s.resolved["fidelity"], "phase");
+  EXPECT_EQ(s.resolved["workload"]["compute"]["kind"], "constant");
+}
+
+TEST(Scenario, OverridesSetAnyFieldByDottedPath) {
+  nlohmann::json j = minimal();
+  apply_override(j, "platform.nodes=256");
+  apply_override(j, "algorithm.tau=5");
+  apply_override(j, "algorithm.name=allreduce");
+  apply_override(j, "imbalance.kind=random_delay");
+  apply_override(j, "imbalance.ranks=2");
+  apply_override(j, "imbalance.delay_s=0.32");
+  EXPECT_EQ(j["platform"]["nodes"], 256);
+  EXPECT_EQ(j["algorithm"]["name"], "allreduce");
+  EXPECT_THROW(parse_scenario(j, ""), ScenarioError);  // allreduce has no tau
+  j["algorithm"].erase("tau");
+  const Scenario s = parse_scenario(j, "");
+  EXPECT_EQ(s.ranks, 256);
+  EXPECT_EQ(s.imbalance.ranks, 2);
+  EXPECT_THROW(apply_override(j, "novalue"), ScenarioError);
+}
+
+TEST(Scenario, Maverick2CountsOneRankPerGpu) {
+  nlohmann::json j = minimal();
+  j["platform"] = {{"name", "maverick2"}, {"nodes", 4}};
+  EXPECT_EQ(parse_scenario(j, "").ranks, 16);
+  j["platform"]["gpus_per_node"] = 2;
+  EXPECT_EQ(parse_scenario(j, "").ranks, 8);
+}
+
+// One test per class of bad input: each names the field.
+TEST(Scenario, UnknownNamesAreErrorsNamingTheField) {
+  EXPECT_EQ(error_field(with(minimal(), "platform.name=summit")), "platform.name");
+  EXPECT_EQ(error_field(with(minimal(), "algorithm.name=magic_sgd")), "algorithm.name");
+  EXPECT_EQ(error_field(with(minimal(), "math.model=resnet")), "math.model");
+  EXPECT_EQ(error_field(with(minimal(), "workload.profile=gpt5")), "workload.profile");
+  EXPECT_EQ(error_field(with(minimal(), "imbalance.kind=cosmic_rays")), "imbalance.kind");
+  EXPECT_EQ(error_field(with(minimal(), "fidelity=packet")), "fidelity");
+  EXPECT_EQ(error_field(with(minimal(), "algorithm.allreduce=tree")), "algorithm.allreduce");
+}
+
+TEST(Scenario, MissingRequiredFields) {
+  auto j = minimal();
+  j.erase("platform");
+  EXPECT_EQ(error_field(j), "platform");
+  j = minimal();
+  j["workload"].erase("iterations");
+  EXPECT_EQ(error_field(j), "workload.iterations");
+  j = minimal();
+  j["platform"].erase("nodes");
+  EXPECT_EQ(error_field(j), "platform.nodes");
+  j = minimal();
+  j["algorithm"].erase("name");
+  EXPECT_EQ(error_field(j), "algorithm.name");
+}
+
+TEST(Scenario, WrongTypes) {
+  EXPECT_EQ(error_field(with(minimal(), "platform.nodes=\"sixty-four\"")), "platform.nodes");
+  EXPECT_EQ(error_field(with(minimal(), "platform.nodes=2.5")), "platform.nodes");
+  EXPECT_EQ(error_field(with(minimal(), "seed=\"x\"")), "seed");
+  EXPECT_EQ(error_field(with(minimal(), "output.iterations_csv=1")), "output.iterations_csv");
+  auto j = minimal();
+  j["workload"] = "resnet";
+  EXPECT_EQ(error_field(j), "workload");
+}
+
+TEST(Scenario, OutOfRangeValues) {
+  EXPECT_EQ(error_field(with(minimal(), "platform.nodes=0")), "platform.nodes");
+  EXPECT_EQ(error_field(with(minimal(), "platform.nodes=-3")), "platform.nodes");
+  EXPECT_EQ(error_field(with(minimal(), "algorithm.tau=0")), "algorithm.tau");
+  EXPECT_EQ(error_field(with(minimal(), "workload.iterations=0")), "workload.iterations");
+  EXPECT_EQ(error_field(with(minimal(), "math.momentum=1.5")), "math.momentum");
+}
+
+TEST(Scenario, UnknownFieldsAreNotSilentlyIgnored) {
+  EXPECT_EQ(error_field(with(minimal(), "platform.nodez=8")), "platform.nodez");
+  EXPECT_EQ(error_field(with(minimal(), "algorithm.group_sizee=4")), "algorithm.group_sizee");
+  EXPECT_EQ(error_field(with(minimal(), "seeed=3")), "seeed");
+}
+
+TEST(Scenario, MalformedTraceFile) {
+  const auto path = std::filesystem::temp_directory_path() / "quorum-scenario-bad-trace.csv";
+  std::ofstream(path) << "rank,step,duration\n0,0,0.5\n0,x,0.5\n";
+  auto j = minimal();
+  j["workload"]["compute"] = {{"kind", "trace"}, {"file", path.string()}};
+  EXPECT_EQ(error_field(j), "workload.compute.file");
+}
+
+TEST(Scenario, UnreadableDatasetPath) {
+  auto j = with(minimal(), "math.model=softmax");
+  apply_override(j, "math.dataset_dir=/nonexistent/fashion");
+  EXPECT_EQ(error_field(j), "math.dataset_dir");
+}
+
+TEST(Scenario, LocalhostReadsItsCalibrationFile) {
+  const auto dir = std::filesystem::temp_directory_path();
+  std::ofstream(dir / "quorum-cal.json") << R"({"latency_s": 2e-6, "bandwidth_Bps": 3e9})";
+  auto j = minimal();
+  j["platform"] = {{"name", "localhost"}, {"nodes", 4}, {"calibration", "quorum-cal.json"}};
+  const Scenario s = parse_scenario(j, dir.string());
+  const auto& c = std::get<LocalhostConfig>(s.platform);
+  EXPECT_DOUBLE_EQ(c.latency_s, 2e-6);
+  EXPECT_DOUBLE_EQ(c.bandwidth_Bps, 3e9);
+  j["platform"]["calibration"] = "missing.json";
+  EXPECT_EQ(error_field(j), "platform.calibration");
+}
+
+TEST(Scenario, ShippedScenariosParse) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(QUORUM_SOURCE_DIR) + "/scenarios")) {
+    if (entry.path().extension() != ".json") continue;
+    SCOPED_TRACE(entry.path().string());
+    nlohmann::json j = read_scenario_json(entry.path().string());
+    if (j.contains("algorithm") && j["algorithm"].is_array()) {
+      for (const auto& a : j["algorithm"]) {
+        nlohmann::json one = j;
+        one["algorithm"] = a;
+        one["algorithm"].erase("label");
+        EXPECT_NO_THROW(parse_scenario(one, entry.path().parent_path().string()));
+      }
+    } else if (j.contains("platform")) {
+      EXPECT_NO_THROW(parse_scenario(j, entry.path().parent_path().string()));
+    }
+  }
+}
+
+}  // namespace quorum
