@@ -12,9 +12,7 @@ namespace quorum {
 namespace {
 
 enum Kind : std::int64_t { kPush = 0, kLastPush = 1 };
-// A worker pushes on an any-source tag (a server hears from every worker); replies and the final model go to a
-// named rank.
-constexpr Tag kPushTag = tags::make_any_source(Channel::ParameterServer, 0);
+constexpr Tag kPushTag = tags::make(Channel::ParameterServer, 0);
 constexpr Tag kReplyTag = tags::make(Channel::ParameterServer, 1);
 constexpr Tag kFinalTag = tags::make(Channel::ParameterServer, 2);
 
@@ -45,15 +43,30 @@ void AsyncParameterServer::serve(RankContext& ctx, int shard, int shards) {
   const std::span<float> mine = part.span(model, shard, shard + 1);
   const double shard_bytes = part.bytes_of(shard, shard + 1);
   std::int64_t version = 0;  // updates applied so far
-  int workers_left = ctx.run.world_size - shards;
-  while (workers_left > 0) {
-    Message m = comm.recv(kAnySource, kPushTag);
+  // One receive posted per worker (each has at most one push in flight), so pushes from many workers stream in
+  // at once and share the server's link, as the many connections of a real server do; they are applied in the
+  // order they complete.
+  const int first_worker = shards;
+  std::vector<RequestPtr> receives;
+  std::vector<int> from;
+  for (int w = first_worker; w < ctx.run.world_size; ++w) {
+    receives.push_back(comm.irecv(w, kPushTag));
+    from.push_back(w);
+  }
+  while (!receives.empty()) {
+    const std::size_t i = comm.wait_any(receives);
+    Message m = comm.take(receives[i]);
     const auto& ints = m.payload.ints;
     if (ctx.trainer.enabled()) optimizer.apply(mine, m.payload.values);
     ctx.observer.histogram(comm.rank(), "async_ps.staleness", version - ints.at(1));
     ++version;
     comm.post(m.source, kReplyTag, Payload{std::vector<float>(mine.begin(), mine.end()), {version}}, shard_bytes);
-    if (ints.at(0) == kLastPush) --workers_left;
+    if (ints.at(0) == kLastPush) {
+      receives.erase(receives.begin() + static_cast<std::ptrdiff_t>(i));
+      from.erase(from.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      receives[i] = comm.irecv(from[i], kPushTag);
+    }
   }
   ctx.observer.sample(comm.rank(), "async_ps.updates_per_server", static_cast<double>(version));
   // Every worker is done: everyone gets the final shard, and the servers assemble the whole model too.
