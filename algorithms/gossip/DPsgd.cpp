@@ -29,8 +29,9 @@ void DPsgd::run(RankContext& ctx) {
   StepClock clock(ctx);
   for (std::int64_t step = 0; step < ctx.run.iterations; ++step) {
     clock.begin(step);
-    exchange.start(peers, peers, Payload{params, {step}}, ctx.run.model_bytes);
+    if (overlap_) exchange.start(peers, peers, Payload{params, {step}}, ctx.run.model_bytes);
     clock.compute([&] { ctx.trainer.compute_gradient(step, grad); });
+    if (!overlap_) exchange.start(peers, peers, Payload{params, {step}}, ctx.run.model_bytes);
     const std::vector<Message> got = exchange.finish();
     if (!peers.empty()) {
       // Fixed order (own model, then neighbours by rank) so every run rounds the same way.
@@ -47,7 +48,11 @@ AlgorithmInfo DPsgd::info() {
   AlgorithmInfo info;
   info.name = "dpsgd";
   info.description = "D-PSGD: synchronous ring, every step each rank averages its model with its two neighbours (1/3)";
-  info.make = [](const AlgorithmParams&, int) { return std::make_unique<DPsgd>(); };
+  info.params = {{"overlap", ParamType::Bool, ParamValue{false},
+                  "send the model as the step starts so the exchange overlaps the gradient computation (Lian et al.); "
+                  "false: exchange after computing, as the WAGMA and eager-SGD papers ran D-PSGD",
+                  {}, {}}};
+  info.make = [](const AlgorithmParams& p, int) { return std::make_unique<DPsgd>(p.get_bool("overlap")); };
   return info;
 }
 

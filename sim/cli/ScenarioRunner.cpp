@@ -89,7 +89,7 @@ std::string format_summary_table(const std::vector<std::string>& labels, const s
 std::string format_summary_csv(const std::vector<std::string>& labels, const std::vector<nlohmann::json>& summaries) {
   std::ostringstream os;
   os << "label,algorithm,ranks,throughput_steps_per_s,sim_time_s,final_test_accuracy,final_loss,mean_wait_s,"
-        "wall_time_s,aggregate_steps_per_s\n";
+        "wall_time_s,aggregate_steps_per_s,training_ranks\n";
   auto num = [](const nlohmann::json& s, const char* key) {
     return s.contains(key) && s[key].is_number() ? s[key].dump() : std::string();
   };
@@ -98,7 +98,7 @@ std::string format_summary_csv(const std::vector<std::string>& labels, const std
     os << labels[i] << "," << s.value("algorithm", std::string()) << "," << num(s, "ranks") << ","
        << num(s, "throughput_steps_per_s") << "," << num(s, "sim_time_s") << "," << num(s, "final_test_accuracy")
        << "," << num(s, "final_loss") << "," << num(s, "mean_wait_s") << "," << num(s, "wall_time_s") << ","
-       << num(s, "aggregate_steps_per_s") << "\n";
+       << num(s, "aggregate_steps_per_s") << "," << num(s, "training_ranks") << "\n";
   }
   return os.str();
 }
