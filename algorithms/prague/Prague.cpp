@@ -15,14 +15,15 @@ namespace pp = prague_protocol;
 
 namespace {
 
-// Runs one P-Reduce and reports it (a timeline span when tracing: category "preduce", name "group <id>").
-void run_preduce(RankContext& ctx, std::int64_t group_id, const std::vector<int>& members) {
+// Runs one P-Reduce and reports it (a timeline span when tracing: category "preduce", name `label`, e.g. "group 17"
+// for a generated group, "static step 4" for the static schedule).
+void run_preduce(RankContext& ctx, const std::string& label, const std::vector<int>& members) {
   const double t0 = ctx.comm.now();
   partial_allreduce_average(ctx, members);
   const double t1 = ctx.comm.now();
   if (members.size() > 1) ctx.observer.sample(ctx.comm.rank(), "prague.preduce_s", t1 - t0);
   if (ctx.observer.tracing())
-    ctx.observer.span({ctx.comm.rank(), 0, "preduce", "group " + std::to_string(group_id), t0, t1});
+    ctx.observer.span({ctx.comm.rank(), 0, "preduce", label, t0, t1});
 }
 
 struct ActivationMessage {
@@ -64,7 +65,7 @@ void Prague::run_static(RankContext& ctx) {
     clock.begin(step);
     clock.compute([&] { ctx.trainer.local_step(step); });
     const std::vector<int> members = static_group(ctx.comm.rank(), step, ctx.run.world_size, ctx.run.ranks_per_node);
-    run_preduce(ctx, step, members);
+    if (members.size() > 1) run_preduce(ctx, "static step " + std::to_string(step), members);
     record_averaging_partners(ctx, static_cast<std::int64_t>(members.size()) - 1);
     clock.end();
   }
@@ -90,7 +91,7 @@ void Prague::run_with_generator(RankContext& ctx) {
   // Runs an activated group and acknowledges it; returns it.
   auto run_activated = [&](const Message& m) {
     ActivationMessage a = parse_activation(m);
-    run_preduce(ctx, a.group, a.members);
+    run_preduce(ctx, "group " + std::to_string(a.group), a.members);
     comm.post(generator_rank, pp::kToGenerator, Payload{{}, {pp::kAcknowledge, a.group}}, pp::control_bytes(2));
     return a;
   };
