@@ -2,6 +2,11 @@
 #include "algorithms/Algorithm.hpp"
 #include "algorithms/sgd/AllreduceSgd.hpp"
 #include "algorithms/sgd/LocalSgd.hpp"
+#include "algorithms/gossip/AdPsgd.hpp"
+#include "algorithms/gossip/DPsgd.hpp"
+#include "algorithms/gossip/Sgp.hpp"
+#include "algorithms/prague/Prague.hpp"
+#include "algorithms/ps/AsyncParameterServer.hpp"
 
 namespace quorum {
 
@@ -17,6 +22,11 @@ const std::vector<AlgorithmInfo>& algorithm_catalog() {
   static const std::vector<AlgorithmInfo> catalog = {
       AllreduceSgd::info(),
       LocalSgd::info(),
+      DPsgd::info(),
+      Sgp::info(),
+      AdPsgd::info(),
+      Prague::info(),
+      AsyncParameterServer::info(),
   };
   return catalog;
 }
