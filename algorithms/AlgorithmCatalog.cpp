@@ -2,6 +2,9 @@
 #include "algorithms/Algorithm.hpp"
 #include "algorithms/sgd/AllreduceSgd.hpp"
 #include "algorithms/sgd/LocalSgd.hpp"
+#include "algorithms/sgd/EagerSgd.hpp"
+#include "algorithms/sgd/WagmaSgd.hpp"
+#include "algorithms/bench/CollectiveBench.hpp"
 
 namespace quorum {
 
@@ -17,6 +20,9 @@ const std::vector<AlgorithmInfo>& algorithm_catalog() {
   static const std::vector<AlgorithmInfo> catalog = {
       AllreduceSgd::info(),
       LocalSgd::info(),
+      EagerSgd::info(),
+      WagmaSgd::info(),
+      CollectiveBench::info(),
   };
   return catalog;
 }
