@@ -63,8 +63,12 @@ struct PartialAllreduce::Shared {
   Tag request_tag() const { return tags::make(Channel::Control, config.control_sub); }
   Tag done_tag() const { return tags::make(Channel::Control, config.control_sub + 1); }
 
+  bool synchronous(std::int64_t version) const {
+    return config.synchronous_every > 0 && (version + 1) % config.synchronous_every == 0;
+  }
+  // Whether this rank's call may start `version` (a synchronous version is started by every rank's own call).
   bool may_activate(std::int64_t version) const {
-    return config.activation == ActivationPolicy::Solo ||
+    return config.activation == ActivationPolicy::Solo || synchronous(version) ||
            majority_initiator(config.seed, version, size) == rank;
   }
 
@@ -156,7 +160,8 @@ class AgentLoop {
       early_.erase(it);
       return root;
     }
-    const std::vector<int> parents = s_.tree.possible_parents(s_.rank);
+    // A synchronous version starts at this rank's own call only; nobody sends activations for it.
+    const std::vector<int> parents = s_.synchronous(v) ? std::vector<int>{} : s_.tree.possible_parents(s_.rank);
     const std::size_t request = parents.size();  // index of the main agent's request in reqs
     std::vector<RequestPtr> reqs;
     for (int p : parents) reqs.push_back(c_.irecv(p, s_.activation_tag(v)));
@@ -205,6 +210,7 @@ class AgentLoop {
   }
 
   void forward(std::int64_t v, int root) {
+    if (s_.synchronous(v)) return;
     const std::vector<int> children = s_.tree.children(s_.rank, root);
     for (int child : children) c_.post(child, s_.activation_tag(v), Payload{{}, {v, root}}, kControlBytes);
     std::lock_guard lock(*s_.mutex);

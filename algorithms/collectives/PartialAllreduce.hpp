@@ -66,6 +66,10 @@ struct PartialAllreduceConfig {
   std::int64_t versions = 0;          // executions served; every rank calls exactly this many times
   double logical_bytes = 0;           // simulated size of the whole vector
   std::uint64_t seed = 1;             // majority initiators come from Stream::Majority of this seed
+  // Every k-th version (k > 0) runs synchronously: no activation, each rank joins at its own call with fresh data,
+  // as the bounded-staleness "solo limiter" of the eager-SGD reference implementation (fflib2) does every 33rd
+  // execution. It caps staleness at k - 1 versions and re-aligns ranks that drifted apart. 0: never.
+  std::int64_t synchronous_every = 0;
   std::vector<float> initial_buffer;  // Replace: what a rank contributes before its first call; Accumulate: the
                                       // vector size is taken from it (zeros)
   // Reduce only inside the groups of the version's step (wait-avoiding group allreduce); all ranks if unset.
