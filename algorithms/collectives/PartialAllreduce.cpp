@@ -56,7 +56,7 @@ struct PartialAllreduce::Shared {
     if (version < 0) return -1;
     return config.step_of_version ? config.step_of_version(version) : version;
   }
-  Tag activation_tag(std::int64_t v) const { return tags::make(config.activation_channel, static_cast<int>(v & 7)); }
+  Tag activation_tag() const { return tags::make(config.activation_channel); }
   Tag schedule_tag(std::int64_t v, int phase) const {
     return tags::make(config.schedule_channel, static_cast<int>(v & 7) * kPhasesPerVersion + phase);
   }
@@ -114,7 +114,11 @@ class AgentLoop {
   AgentLoop(Comm& comm, PartialAllreduce::Shared& shared) : c_(comm), s_(shared) {}
 
   void run() {
+    parents_ = s_.tree.possible_parents(s_.rank);
+    for (int p : parents_) listeners_.push_back(c_.irecv(p, s_.activation_tag()));
+    listeners_.push_back(c_.irecv(s_.rank, s_.request_tag()));  // last: the main agent's requests
     for (std::int64_t v = 0; v < s_.config.versions; ++v) execute(v);
+    for (const auto& l : listeners_) c_.cancel(l);
   }
 
  private:
@@ -153,39 +157,23 @@ class AgentLoop {
   }
 
   // Blocks until version v is activated here, by this rank's main agent or by a neighbour; returns the root of the
-  // tree the activation travels on.
+  // tree the activation travels on. The listeners stay posted across versions: an activation that arrives after
+  // its version started here (a simultaneous activator's) is consumed and dropped at the next wait instead of
+  // piling up unmatched, which would make every later message to that rank slower to match.
   int await_activation(std::int64_t v, bool& internal) {
     if (const auto it = early_.find(v); it != early_.end()) {
       const int root = it->second;
       early_.erase(it);
       return root;
     }
-    // A synchronous version starts at this rank's own call only; nobody sends activations for it.
-    const std::vector<int> parents = s_.synchronous(v) ? std::vector<int>{} : s_.tree.possible_parents(s_.rank);
-    const std::size_t request = parents.size();  // index of the main agent's request in reqs
-    std::vector<RequestPtr> reqs;
-    for (int p : parents) reqs.push_back(c_.irecv(p, s_.activation_tag(v)));
-    reqs.push_back(c_.irecv(s_.rank, s_.request_tag()));
-
-    int root = -1;
-    std::size_t won = 0;
-    while (root < 0) {
-      won = c_.wait_any(reqs);
-      root = consider(v, c_.take(reqs[won]), won == request, internal);
-      if (root < 0)
-        reqs[won] = won == request ? c_.irecv(s_.rank, s_.request_tag()) : c_.irecv(parents[won], s_.activation_tag(v));
+    for (;;) {
+      const std::size_t i = c_.wait_any(listeners_);
+      Message m = c_.take(listeners_[i]);
+      const bool is_request = i == parents_.size();
+      listeners_[i] = is_request ? c_.irecv(s_.rank, s_.request_tag()) : c_.irecv(parents_[i], s_.activation_tag());
+      const int root = consider(v, m, is_request, internal);
+      if (root >= 0) return root;
     }
-    // Withdraw the other receives; what already arrived is a duplicate of this version (or an early activation).
-    for (std::size_t i = 0; i < reqs.size(); ++i) {
-      if (i == won) continue;
-      if (c_.test(reqs[i])) {
-        bool ignored = false;
-        if (consider(v, c_.take(reqs[i]), i == request, ignored) >= 0 && i != request) note_duplicate();
-      } else {
-        c_.cancel(reqs[i]);
-      }
-    }
-    return root;
   }
 
   // One activation message or main-agent request while waiting for version v: returns the root if it activates v.
@@ -198,9 +186,10 @@ class AgentLoop {
       return s_.rank;
     }
     const int root = static_cast<int>(m.payload.ints.at(1));
-    if (u == v) return root;
-    if (u > v) early_[u] = root;  // a later version on the same (recycled) tag: keep it for then
-    else note_duplicate();        // that version already ran here
+    // A synchronous version is started by every rank's own call; nobody activates it.
+    if (u == v && !s_.synchronous(v)) return root;
+    if (u > v) early_[u] = root;  // a neighbour is already one version ahead: keep it for then
+    else note_duplicate();        // that version already started here
     return -1;
   }
 
@@ -212,7 +201,7 @@ class AgentLoop {
   void forward(std::int64_t v, int root) {
     if (s_.synchronous(v)) return;
     const std::vector<int> children = s_.tree.children(s_.rank, root);
-    for (int child : children) c_.post(child, s_.activation_tag(v), Payload{{}, {v, root}}, kControlBytes);
+    for (int child : children) c_.post(child, s_.activation_tag(), Payload{{}, {v, root}}, kControlBytes);
     std::lock_guard lock(*s_.mutex);
     s_.stats.activations_sent += static_cast<std::int64_t>(children.size());
   }
@@ -355,7 +344,9 @@ class AgentLoop {
 
   Comm& c_;
   PartialAllreduce::Shared& s_;
-  std::map<std::int64_t, int> early_;  // activations of later versions that arrived on a recycled tag
+  std::vector<int> parents_;            // every neighbour that may forward an activation to this rank
+  std::vector<RequestPtr> listeners_;   // one receive per parent, then one for the main agent's requests
+  std::map<std::int64_t, int> early_;   // activations of later versions, kept until their turn
 };
 
 }  // namespace

@@ -20,9 +20,13 @@
 //     dimensions of the version's training step (ButterflyGrouping, WAGMA's Algorithm 1), i.e. inside the P/S
 //     groups of that step. Every message also carries the set of ranks whose contribution was fresh.
 //
-// Versions run in order on every rank, so the k-th message of a (source, destination, tag) triple always belongs
-// to the same version at both ends. The version also travels in the tags (modulo 8) and in every payload: schedule
-// messages of another version are a protocol error, activations of a version that already ran are dropped.
+// Versions run in order on every rank, so the k-th schedule message of a (source, destination, tag) triple always
+// belongs to the same version at both ends. Every message carries its version: schedule messages also in their tag
+// (modulo 8), and one of another version is a protocol error; activation messages in their payload, checked by a
+// listener that keeps one receive per neighbour posted across versions and drops activations of versions that
+// already started (fflib2 puts the version in the activation tag and re-posts its receives per version; with
+// receives posted per version tag, the duplicates of simultaneous activators pile up unmatched, and matching
+// slows down as they grow).
 //
 // Send buffer policies:
 //   Accumulate (eager-SGD, Fig. 7): a call adds its data to the buffer; a version takes the whole buffer and leaves
