@@ -26,6 +26,7 @@ void CollectiveBench::run(RankContext& ctx) {
       config.schedule_channel = Channel::GroupAllreduce;
     }
     config.observer = &ctx.observer;
+    config.schedule = settings_.schedule;
     partial = std::make_unique<PartialAllreduce>(ctx.comm, std::move(config));
   }
 
@@ -71,6 +72,9 @@ AlgorithmInfo CollectiveBench::info() {
        "simulated size of the reduced vector in bytes (0: the workload's model size)", {}, 0.0},
       {"group_size", ParamType::Int, std::nullopt,
        "group: ranks per group, a power of two <= P (default sqrt(P) rounded up to a power of two)", {}, 1.0},
+      {"schedule", ParamType::String, ParamValue{std::string("recursive_doubling")},
+       "schedule of solo, majority and group once activated: recursive_doubling (fflib2's) or rabenseifner (reduce-scatter + allgather)",
+       {"recursive_doubling", "rabenseifner"}, {}},
       {"barrier", ParamType::Bool, ParamValue{true}, "synchronise all ranks after every iteration (Fig. 8 line 12)", {}, {}},
   };
   info.derive = [](AlgorithmParams& params, int world_size) {
@@ -93,6 +97,7 @@ AlgorithmInfo CollectiveBench::info() {
     s.message_bytes = p.get_double("message_bytes");
     s.group_size = static_cast<int>(p.get_int("group_size"));
     s.barrier = p.get_bool("barrier");
+    parse_partial_schedule(p.get_string("schedule"), s.schedule);
     return std::make_unique<CollectiveBench>(s);
   };
   return info;

@@ -13,6 +13,7 @@
 //   majority  majority allreduce    (a random initiator per iteration; recursive doubling)
 //   group     wait-avoiding group allreduce (groups of group_size, dynamic butterfly grouping)
 #include "algorithms/Algorithm.hpp"
+#include "algorithms/collectives/PartialAllreduce.hpp"
 
 namespace quorum {
 
@@ -21,6 +22,7 @@ struct CollectiveBenchSettings {
   double message_bytes = 0;  // 0: the workload's full-model size
   int group_size = 1;
   bool barrier = true;
+  PartialSchedule schedule = PartialSchedule::RecursiveDoubling;  // of solo, majority and group
 };
 
 class CollectiveBench final : public Algorithm {

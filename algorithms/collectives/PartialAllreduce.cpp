@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "algorithms/collectives/ActivationTree.hpp"
+#include "algorithms/collectives/Partition.hpp"
 #include "algorithms/collectives/PowerOfTwoFold.hpp"
 #include "kernels/optim/VectorOps.hpp"
 #include "kernels/random/SeedStream.hpp"
@@ -142,9 +143,7 @@ class AgentLoop {
     if (snap.fresh) insert(p.fresh, s_.rank);
     if (s_.config.grouping) {
       members = s_.config.grouping->group_of(s_.rank, step).members;
-      const auto dims = s_.config.grouping->dimensions(step);
-      for (std::size_t k = 0; k < dims.size(); ++k)
-        exchange(v, s_.rank ^ (1 << dims[k]), s_.schedule_tag(v, static_cast<int>(k)), p);
+      butterfly(v, p, s_.rank, s_.config.grouping->dimensions(step), [](int r) { return r; });
     } else {
       members = Group::world(s_.size).members;
       reduce_over_world(v, p);
@@ -248,32 +247,75 @@ class AgentLoop {
     }
   }
 
-  // One butterfly exchange: both partners end with the same bits (a + b == b + a).
-  void exchange(std::int64_t v, int partner, Tag tag, Partial& p) {
-    auto recv = c_.irecv(partner, tag);
+  static Payload pack(std::int64_t v, std::vector<float> values, const RankSet& fresh) {
     std::vector<std::int64_t> ints{v};
-    ints.insert(ints.end(), p.fresh.begin(), p.fresh.end());
-    auto send = c_.isend(partner, tag, Payload{p.data, std::move(ints)}, s_.config.logical_bytes);
+    ints.insert(ints.end(), fresh.begin(), fresh.end());
+    return Payload{std::move(values), std::move(ints)};
+  }
+
+  // Sends `out` to partner and returns what partner sent on the same tag (checked to be of version v).
+  Message swap(std::int64_t v, int partner, Tag tag, Payload out, double bytes) {
+    auto recv = c_.irecv(partner, tag);
+    auto send = c_.isend(partner, tag, std::move(out), bytes);
     c_.wait(recv);
     Message m = c_.take(recv);
     check_version(v, m);
-    vec::add(p.data, m.payload.values);
-    unite(p.fresh, m.payload.ints);
     c_.wait(send);
+    return m;
   }
 
-  // Recursive doubling over all ranks; for a P that is not a power of two the first 2r ranks fold in pairs first.
+  // The reduction over the butterfly dimensions `dims` of virtual index vi (real rank: real(index)).
+  //   recursive doubling: one exchange of the whole vector per dimension (fflib2's allreduce); both partners end
+  //     with the same bits (a + b == b + a).
+  //   Rabenseifner: recursive halving (reduce-scatter) over the dimensions in order, then recursive doubling of
+  //     the reduced blocks (allgather) in reverse order: 2 (n-1)/n of the vector per member instead of log2 n times
+  //     all of it; every block is summed on one member and copied to the others.
+  template <typename Real>
+  void butterfly(std::int64_t v, Partial& p, int vi, const std::vector<int>& dims, Real real) {
+    const int k = static_cast<int>(dims.size());
+    if (s_.config.schedule == PartialSchedule::RecursiveDoubling) {
+      for (int j = 0; j < k; ++j) {
+        Message m = swap(v, real(vi ^ (1 << dims[static_cast<std::size_t>(j)])), s_.schedule_tag(v, j),
+                         pack(v, p.data, p.fresh), s_.config.logical_bytes);
+        vec::add(p.data, m.payload.values);
+        unite(p.fresh, m.payload.ints);
+      }
+      return;
+    }
+    const BlockPartition part{p.data.size(), s_.config.logical_bytes, 1 << k};
+    int lo = 0, hi = 1 << k;  // the blocks this member is responsible for
+    for (int j = 0; j < k; ++j) {
+      const int bit = 1 << dims[static_cast<std::size_t>(j)], mid = (lo + hi) / 2;
+      const bool upper = (vi & bit) != 0;
+      const int keep_lo = upper ? mid : lo, keep_hi = upper ? hi : mid;
+      const int give_lo = upper ? lo : mid, give_hi = upper ? mid : hi;
+      Message m = swap(v, real(vi ^ bit), s_.schedule_tag(v, j), pack(v, part.copy(p.data, give_lo, give_hi), p.fresh),
+                       part.bytes_of(give_lo, give_hi));
+      vec::add(part.span(p.data, keep_lo, keep_hi), m.payload.values);
+      unite(p.fresh, m.payload.ints);
+      lo = keep_lo;
+      hi = keep_hi;
+    }
+    for (int j = k - 1; j >= 0; --j) {
+      const int bit = 1 << dims[static_cast<std::size_t>(j)], width = hi - lo;
+      const bool upper = (vi & bit) != 0;
+      const int other_lo = upper ? lo - width : hi;
+      Message m = swap(v, real(vi ^ bit), s_.schedule_tag(v, k + j), pack(v, part.copy(p.data, lo, hi), p.fresh),
+                       part.bytes_of(lo, hi));
+      const auto dst = part.span(p.data, other_lo, other_lo + width);
+      std::copy(m.payload.values.begin(), m.payload.values.end(), dst.begin());
+      lo = std::min(lo, other_lo);
+      hi = lo + 2 * width;
+    }
+  }
+
+  // Over all ranks; for a P that is not a power of two the first 2r ranks fold in pairs first and out at the end.
   void reduce_over_world(std::int64_t v, Partial& p) {
     const PowerOfTwoFold fold(s_.size, s_.rank);
     const Tag in = s_.schedule_tag(v, kFoldInPhase), out = s_.schedule_tag(v, kFoldOutPhase);
-    auto pack = [v](const Partial& x) {
-      std::vector<std::int64_t> ints{v};
-      ints.insert(ints.end(), x.fresh.begin(), x.fresh.end());
-      return Payload{x.data, std::move(ints)};
-    };
     if (s_.rank < 2 * fold.extra) {
       if (fold.virtual_index < 0) {
-        c_.send(s_.rank + 1, in, pack(p), s_.config.logical_bytes);
+        c_.send(s_.rank + 1, in, pack(v, p.data, p.fresh), s_.config.logical_bytes);
       } else {
         Message m = c_.recv(s_.rank - 1, in);
         check_version(v, m);
@@ -283,9 +325,9 @@ class AgentLoop {
       }
     }
     if (fold.virtual_index >= 0) {
-      int phase = 0;
-      for (int mask = 1; mask < fold.p2; mask <<= 1, ++phase)
-        exchange(v, fold.real_index(fold.virtual_index ^ mask), s_.schedule_tag(v, phase), p);
+      std::vector<int> dims;
+      for (int d = 0; (1 << d) < fold.p2; ++d) dims.push_back(d);
+      butterfly(v, p, fold.virtual_index, dims, [&fold](int index) { return fold.real_index(index); });
     }
     if (s_.rank < 2 * fold.extra) {
       if (fold.virtual_index < 0) {
@@ -295,7 +337,7 @@ class AgentLoop {
         std::fill(p.fresh.begin(), p.fresh.end(), 0);
         unite(p.fresh, m.payload.ints);
       } else {
-        c_.send(s_.rank - 1, out, pack(p), s_.config.logical_bytes);
+        c_.send(s_.rank - 1, out, pack(v, p.data, p.fresh), s_.config.logical_bytes);
       }
     }
   }
@@ -428,6 +470,19 @@ std::vector<float> PartialAllreduce::send_buffer() const {
 int PartialAllreduce::majority_initiator(std::uint64_t seed, std::int64_t version, int world_size) {
   Rng rng(seed, Stream::Majority, static_cast<std::uint64_t>(version));
   return static_cast<int>(rng.below(static_cast<std::uint64_t>(world_size)));
+}
+
+const char* to_string(PartialSchedule s) {
+  return s == PartialSchedule::Rabenseifner ? "rabenseifner" : "recursive_doubling";
+}
+
+bool parse_partial_schedule(const std::string& text, PartialSchedule& out) {
+  for (auto s : {PartialSchedule::RecursiveDoubling, PartialSchedule::Rabenseifner})
+    if (text == to_string(s)) {
+      out = s;
+      return true;
+    }
+  return false;
 }
 
 PartialAllreduceConfig solo_allreduce_config(std::int64_t versions, double logical_bytes, std::size_t elements) {

@@ -16,9 +16,10 @@
 //     forwards only along that activation's tree; later activations of the same version are dropped.
 //  2. Contribution. The schedule takes the send buffer as it is at that moment (eager-SGD's stale-contribution
 //     semantics): a rank still computing contributes what its buffer holds, not its next result.
-//  3. Reduction. Recursive doubling (butterfly) over all ranks, or, for the group allreduce, only over the butterfly
-//     dimensions of the version's training step (ButterflyGrouping, WAGMA's Algorithm 1), i.e. inside the P/S
-//     groups of that step. Every message also carries the set of ranks whose contribution was fresh.
+//  3. Reduction. A butterfly schedule (recursive doubling as in fflib2, or Rabenseifner's reduce-scatter and
+//     allgather) over all ranks, or, for the group allreduce, only over the butterfly dimensions of the version's
+//     training step (ButterflyGrouping, WAGMA's Algorithm 1), i.e. inside the P/S groups of that step. Every
+//     message also carries the set of ranks whose contribution was fresh.
 //
 // Versions run in order on every rank, so the k-th schedule message of a (source, destination, tag) triple always
 // belongs to the same version at both ends. Every message carries its version: schedule messages also in their tag
@@ -52,6 +53,12 @@ namespace quorum {
 
 enum class ActivationPolicy { Solo, Majority };
 enum class SendBufferPolicy { Accumulate, Replace };
+// The reduction once a version is activated: recursive doubling (fflib2's, the papers') or Rabenseifner's
+// reduce-scatter + allgather on the same butterfly dimensions (bandwidth-optimal: 2 (n-1)/n of the vector per member
+// instead of log2 n times all of it).
+enum class PartialSchedule { RecursiveDoubling, Rabenseifner };
+const char* to_string(PartialSchedule s);
+bool parse_partial_schedule(const std::string& text, PartialSchedule& out);
 
 // What a call gets back.
 struct PartialResult {
@@ -69,6 +76,7 @@ struct PartialAllreduceConfig {
   SendBufferPolicy buffer = SendBufferPolicy::Accumulate;
   std::int64_t versions = 0;          // executions served; every rank calls exactly this many times
   double logical_bytes = 0;           // simulated size of the whole vector
+  PartialSchedule schedule = PartialSchedule::RecursiveDoubling;
   std::uint64_t seed = 1;             // majority initiators come from Stream::Majority of this seed
   // Every k-th version (k > 0) runs synchronously: no activation, each rank joins at its own call with fresh data,
   // as the bounded-staleness "solo limiter" of the eager-SGD reference implementation (fflib2) does every 33rd

@@ -14,6 +14,7 @@ void EagerSgd::run(RankContext& ctx) {
           ? solo_allreduce_config(ctx.run.iterations, ctx.run.model_bytes, n)
           : majority_allreduce_config(ctx.run.iterations, ctx.run.model_bytes, n, ctx.run.seed);
   config.synchronous_every = collective_sync_every_;
+  config.schedule = schedule_;
   config.observer = &ctx.observer;
   PartialAllreduce allreduce(ctx.comm, std::move(config));
 
@@ -50,13 +51,19 @@ AlgorithmInfo EagerSgd::info() {
        "partial allreduce: solo (any rank triggers) or majority (a random initiator per step)", {"solo", "majority"}, {}},
       {"model_sync_every", ParamType::Int, ParamValue{std::int64_t{0}},
        "average the models with a synchronous allreduce every k steps (0: never)", {}, 0.0},
+      {"schedule", ParamType::String, ParamValue{std::string("recursive_doubling")},
+       "schedule of the partial allreduce once activated: recursive_doubling (fflib2's) or rabenseifner (reduce-scatter + allgather)",
+       {"recursive_doubling", "rabenseifner"}, {}},
       {"collective_sync_every", ParamType::Int, ParamValue{std::int64_t{0}},
        "run every k-th gradient allreduce synchronously, bounding staleness to k-1 steps (fflib2's limiter: 33; 0: never)",
        {}, 0.0},
   };
   info.make = [](const AlgorithmParams& p, int) {
     const auto collective = p.get_string("collective") == "majority" ? ActivationPolicy::Majority : ActivationPolicy::Solo;
-    return std::make_unique<EagerSgd>(collective, p.get_int("model_sync_every"), p.get_int("collective_sync_every"));
+    PartialSchedule schedule = PartialSchedule::RecursiveDoubling;
+    parse_partial_schedule(p.get_string("schedule"), schedule);
+    return std::make_unique<EagerSgd>(collective, schedule, p.get_int("model_sync_every"),
+                                      p.get_int("collective_sync_every"));
   };
   return info;
 }

@@ -15,13 +15,18 @@ namespace quorum {
 
 class EagerSgd final : public Algorithm {
  public:
-  EagerSgd(ActivationPolicy collective, std::int64_t model_sync_every, std::int64_t collective_sync_every)
-      : collective_(collective), model_sync_every_(model_sync_every), collective_sync_every_(collective_sync_every) {}
+  EagerSgd(ActivationPolicy collective, PartialSchedule schedule, std::int64_t model_sync_every,
+           std::int64_t collective_sync_every)
+      : collective_(collective),
+        schedule_(schedule),
+        model_sync_every_(model_sync_every),
+        collective_sync_every_(collective_sync_every) {}
   void run(RankContext& ctx) override;
   static AlgorithmInfo info();
 
  private:
   ActivationPolicy collective_;
+  PartialSchedule schedule_;
   std::int64_t model_sync_every_;
   std::int64_t collective_sync_every_;
 };

@@ -36,6 +36,7 @@ void WagmaSgd::run(RankContext& ctx) {
                                                            ctx.run.model_bytes, ctx.trainer.params(), *grouping);
     config.step_of_version = [steps = group_steps](std::int64_t v) { return steps[static_cast<std::size_t>(v)]; };
     config.observer = &ctx.observer;
+    config.schedule = settings_.schedule;
     if (settings_.membership_csv) config.contributions_table = kMembershipTable;
     group_allreduce = std::make_unique<PartialAllreduce>(ctx.comm, std::move(config));
   }
@@ -92,6 +93,9 @@ AlgorithmInfo WagmaSgd::info() {
       {"blocking_groups", ParamType::Bool, ParamValue{false},
        "beta: average in groups with a synchronous group allreduce (exclusive with wait_avoiding)", {}, {}},
       {"dynamic_groups", ParamType::Bool, ParamValue{true}, "change groups every step (false: the groups of step 0 throughout)", {}, {}},
+      {"schedule", ParamType::String, ParamValue{std::string("recursive_doubling")},
+       "schedule of the group allreduce once activated: recursive_doubling (fflib2's) or rabenseifner (reduce-scatter + allgather)",
+       {"recursive_doubling", "rabenseifner"}, {}},
       {"membership_csv", ParamType::Bool, ParamValue{false},
        "write group_membership.csv: one row per rank and group step (step, group, fresh, staleness)", {}, {}},
   };
@@ -121,6 +125,7 @@ AlgorithmInfo WagmaSgd::info() {
     s.blocking_groups = p.get_bool("blocking_groups");
     s.dynamic_groups = p.get_bool("dynamic_groups");
     s.membership_csv = p.get_bool("membership_csv");
+    parse_partial_schedule(p.get_string("schedule"), s.schedule);
     return std::make_unique<WagmaSgd>(s);
   };
   return info;

@@ -12,6 +12,7 @@
 // settings. dynamic_groups = false keeps the groups of step 0 (the paper's fixed-group ablation).
 #include "algorithms/Algorithm.hpp"
 #include "algorithms/collectives/ButterflyGrouping.hpp"
+#include "algorithms/collectives/PartialAllreduce.hpp"
 
 namespace quorum {
 
@@ -22,6 +23,7 @@ struct WagmaSettings {
   bool blocking_groups = false;
   bool dynamic_groups = true;
   bool membership_csv = false;
+  PartialSchedule schedule = PartialSchedule::RecursiveDoubling;  // of the wait-avoiding group allreduce
 };
 
 class WagmaSgd final : public Algorithm {

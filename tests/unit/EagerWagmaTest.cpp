@@ -176,6 +176,18 @@ TEST(WagmaSgd, WaitAvoidingGroupsBeatGlobalAveragingUnderStragglersAndStillLearn
   EXPECT_LT(wagma.summary["final_loss"].get<double>(), wagma.summary["initial_loss"].get<double>() / 2);
 }
 
+TEST(WagmaSgd, PairwiseSettingsWithoutGlobalAveragingRunAndLearn) {
+  // The paper's AD-PSGD-like (alpha, S = 2, tau = infinity) and D-PSGD/SGP-like (beta) corners.
+  for (bool alpha : {true, false}) {
+    SCOPED_TRACE(alpha ? "wait-avoiding pairs" : "blocking pairs");
+    const auto r = simulate_scenario(scenario(
+        {{"name", "wagma"}, {"group_size", 2}, {"tau", 0}, {"wait_avoiding", alpha}, {"blocking_groups", !alpha}}, 8, 30, 2));
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_LT(r.summary["final_loss"].get<double>(), r.summary["initial_loss"].get<double>() / 2);
+    EXPECT_EQ(r.summary["metrics"]["group_active_processes"]["max"].get<double>(), 2.0);
+  }
+}
+
 TEST(WagmaSgd, BadSettingsAreRejectedWithTheFieldNamed) {
   auto bad = scenario({{"name", "wagma"}, {"wait_avoiding", true}, {"blocking_groups", true}}, 8, 10, 0);
   EXPECT_NE(scenario_error(bad).find("algorithm.blocking_groups"), std::string::npos) << scenario_error(bad);
