@@ -73,9 +73,11 @@ AlgorithmInfo CollectiveBench::info() {
       {"group_size", ParamType::Int, std::nullopt,
        "group: ranks per group, a power of two <= P (default sqrt(P) rounded up to a power of two)", {}, 1.0},
       {"schedule", ParamType::String, ParamValue{std::string("recursive_doubling")},
-       "schedule of solo, majority and group once activated: recursive_doubling (fflib2's) or rabenseifner (reduce-scatter + allgather)",
+       "schedule of solo, majority and group once activated: recursive_doubling (fflib2's) or rabenseifner "
+       "(reduce-scatter + allgather)",
        {"recursive_doubling", "rabenseifner"}, {}},
-      {"barrier", ParamType::Bool, ParamValue{true}, "synchronise all ranks after every iteration (Fig. 8 line 12)", {}, {}},
+      {"barrier", ParamType::Bool, ParamValue{true}, "synchronise all ranks after every iteration (Fig. 8 line 12)",
+       {}, {}},
   };
   info.derive = [](AlgorithmParams& params, int world_size) {
     if (!params.has("group_size")) params.set("group_size", std::int64_t{default_group_size(world_size)});

@@ -45,21 +45,26 @@ void EagerSgd::run(RankContext& ctx) {
 AlgorithmInfo EagerSgd::info() {
   AlgorithmInfo info;
   info.name = "eager_sgd";
-  info.description = "eager-SGD: gradient averaging with a solo or majority partial allreduce, stale gradients accumulated";
+  info.description =
+      "eager-SGD: gradient averaging with a solo or majority partial allreduce, stale gradients accumulated";
   info.params = {
       {"collective", ParamType::String, ParamValue{std::string("solo")},
-       "partial allreduce: solo (any rank triggers) or majority (a random initiator per step)", {"solo", "majority"}, {}},
+       "partial allreduce: solo (any rank triggers) or majority (a random initiator per step)",
+       {"solo", "majority"}, {}},
       {"model_sync_every", ParamType::Int, ParamValue{std::int64_t{0}},
        "average the models with a synchronous allreduce every k steps (0: never)", {}, 0.0},
       {"schedule", ParamType::String, ParamValue{std::string("recursive_doubling")},
-       "schedule of the partial allreduce once activated: recursive_doubling (fflib2's) or rabenseifner (reduce-scatter + allgather)",
+       "schedule of the partial allreduce once activated: recursive_doubling (fflib2's) or rabenseifner "
+       "(reduce-scatter + allgather)",
        {"recursive_doubling", "rabenseifner"}, {}},
       {"collective_sync_every", ParamType::Int, ParamValue{std::int64_t{0}},
-       "run every k-th gradient allreduce synchronously, bounding staleness to k-1 steps (fflib2's limiter: 33; 0: never)",
+       "run every k-th gradient allreduce synchronously, bounding staleness to k-1 steps (fflib2's limiter: 33; "
+       "0: never)",
        {}, 0.0},
   };
   info.make = [](const AlgorithmParams& p, int) {
-    const auto collective = p.get_string("collective") == "majority" ? ActivationPolicy::Majority : ActivationPolicy::Solo;
+    const auto collective =
+        p.get_string("collective") == "majority" ? ActivationPolicy::Majority : ActivationPolicy::Solo;
     PartialSchedule schedule = PartialSchedule::RecursiveDoubling;
     parse_partial_schedule(p.get_string("schedule"), schedule);
     return std::make_unique<EagerSgd>(collective, schedule, p.get_int("model_sync_every"),

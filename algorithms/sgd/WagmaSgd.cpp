@@ -83,18 +83,22 @@ void WagmaSgd::run(RankContext& ctx) {
 AlgorithmInfo WagmaSgd::info() {
   AlgorithmInfo info;
   info.name = "wagma";
-  info.description = "WAGMA-SGD: wait-avoiding group model averaging with dynamic butterfly groups, global average every tau steps";
+  info.description =
+      "WAGMA-SGD: wait-avoiding group model averaging with dynamic butterfly groups, global average every tau steps";
   info.params = {
       {"group_size", ParamType::Int, std::nullopt,
        "S: ranks per group, a power of two <= P (default sqrt(P) rounded up to a power of two)", {}, 1.0},
       {"tau", ParamType::Int, ParamValue{std::int64_t{10}}, "steps between synchronous global averages (0: never)", {},
        0.0},
-      {"wait_avoiding", ParamType::Bool, ParamValue{true}, "alpha: average in groups with the wait-avoiding group allreduce", {}, {}},
+      {"wait_avoiding", ParamType::Bool, ParamValue{true},
+       "alpha: average in groups with the wait-avoiding group allreduce", {}, {}},
       {"blocking_groups", ParamType::Bool, ParamValue{false},
        "beta: average in groups with a synchronous group allreduce (exclusive with wait_avoiding)", {}, {}},
-      {"dynamic_groups", ParamType::Bool, ParamValue{true}, "change groups every step (false: the groups of step 0 throughout)", {}, {}},
+      {"dynamic_groups", ParamType::Bool, ParamValue{true},
+       "change groups every step (false: the groups of step 0 throughout)", {}, {}},
       {"schedule", ParamType::String, ParamValue{std::string("recursive_doubling")},
-       "schedule of the group allreduce once activated: recursive_doubling (fflib2's) or rabenseifner (reduce-scatter + allgather)",
+       "schedule of the group allreduce once activated: recursive_doubling (fflib2's) or rabenseifner "
+       "(reduce-scatter + allgather)",
        {"recursive_doubling", "rabenseifner"}, {}},
       {"membership_csv", ParamType::Bool, ParamValue{false},
        "write group_membership.csv: one row per rank and group step (step, group, fresh, staleness)", {}, {}},

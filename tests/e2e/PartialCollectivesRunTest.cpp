@@ -24,7 +24,8 @@ nlohmann::json read_json(const std::string& path) {
 
 TEST(PartialCollectivesRun, ShippedMicrobenchmarkShowsSoloAndMajorityAgainstSync) {
   const std::string out = fresh_path("quorum-microbenchmark");
-  const auto r = run_cli("run scenarios/eager_sgd/microbenchmark.json --set workload.iterations=8 --quiet --out " + out);
+  const auto r =
+      run_cli("run scenarios/eager_sgd/microbenchmark.json --set workload.iterations=8 --quiet --out " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* size : {"64B", "4MB"}) {
     SCOPED_TRACE(size);

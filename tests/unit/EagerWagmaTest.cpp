@@ -81,7 +81,8 @@ TEST(EagerSgd, StragglersContributeStaleGradientsAndNobodyWaitsForThemUnderSolo)
   EXPECT_GT(solo.summary["staleness_histogram"]["1"].get<int>(), 0);  // late ranks' gradients, one step old
   EXPECT_LT(solo.summary["final_loss"].get<double>(), solo.summary["initial_loss"].get<double>() / 2);
   // Under majority a random initiator waits for those before it: more fresh contributions than under solo.
-  EXPECT_GT(majority.summary["mean_active_processes"].get<double>(), solo.summary["mean_active_processes"].get<double>());
+  EXPECT_GT(majority.summary["mean_active_processes"].get<double>(),
+            solo.summary["mean_active_processes"].get<double>());
 }
 
 TEST(EagerSgd, SynchronousCollectivesBoundTheDriftAndTheStaleness) {

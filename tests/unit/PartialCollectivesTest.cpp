@@ -58,7 +58,8 @@ PartialAllreduceConfig config_for(Kind k, int p, std::int64_t versions, std::siz
 // Integer data of rank r for its call t: exact in float, distinct per rank and call.
 std::vector<float> data_of(int rank, std::int64_t t, std::size_t n) {
   std::vector<float> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>((rank + 1) * 100 + t * 7 + static_cast<std::int64_t>(i));
+  for (std::size_t i = 0; i < n; ++i)
+    v[i] = static_cast<float>((rank + 1) * 100 + t * 7 + static_cast<std::int64_t>(i));
   return v;
 }
 
