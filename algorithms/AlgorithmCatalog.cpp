@@ -7,6 +7,9 @@
 #include "algorithms/gossip/Sgp.hpp"
 #include "algorithms/prague/Prague.hpp"
 #include "algorithms/ps/AsyncParameterServer.hpp"
+#include "algorithms/sgd/EagerSgd.hpp"
+#include "algorithms/sgd/WagmaSgd.hpp"
+#include "algorithms/bench/CollectiveBench.hpp"
 
 namespace quorum {
 
@@ -27,6 +30,9 @@ const std::vector<AlgorithmInfo>& algorithm_catalog() {
       AdPsgd::info(),
       Prague::info(),
       AsyncParameterServer::info(),
+      EagerSgd::info(),
+      WagmaSgd::info(),
+      CollectiveBench::info(),
   };
   return catalog;
 }

@@ -119,6 +119,13 @@ nlohmann::json make_summary(const Scenario& s, const RunRecorder& recorder, cons
     histograms[name] = h;
   }
   j["histograms"] = histograms;
+
+  // Partial collectives: every rank reports one fresh_contribution (0 or 1) per collective execution, so the mean
+  // number of ranks contributing fresh data per execution (NAP) is the fraction of fresh contributions times P.
+  const auto fresh = recorder.metrics().find("fresh_contribution");
+  j["mean_active_processes"] =
+      fresh == recorder.metrics().end() ? nlohmann::json(nullptr) : nlohmann::json(fresh->second.mean() * s.ranks);
+  j["staleness_histogram"] = histograms.contains("staleness") ? histograms["staleness"] : nlohmann::json(nullptr);
   return j;
 }
 
