@@ -6,7 +6,7 @@
 #include "algorithms/gossip/AveragingPartners.hpp"
 #include "algorithms/prague/GroupGeneratorAgent.hpp"
 #include "algorithms/prague/GroupGeneratorProtocol.hpp"
-#include "algorithms/prague/PartialAllreduce.hpp"
+#include "algorithms/prague/PReduce.hpp"
 #include "algorithms/prague/StaticSchedule.hpp"
 
 namespace quorum {
@@ -19,7 +19,7 @@ namespace {
 // for a generated group, "static step 4" for the static schedule).
 void run_preduce(RankContext& ctx, const std::string& label, const std::vector<int>& members) {
   const double t0 = ctx.comm.now();
-  partial_allreduce_average(ctx, members);
+  p_reduce_average(ctx, members);
   const double t1 = ctx.comm.now();
   if (members.size() > 1) ctx.observer.sample(ctx.comm.rank(), "prague.preduce_s", t1 - t0);
   if (ctx.observer.tracing())

@@ -11,6 +11,6 @@
 namespace quorum {
 
 // Averages ctx.trainer.params() over `members` (which must contain this rank); nothing to do for one member.
-void partial_allreduce_average(RankContext& ctx, const std::vector<int>& members);
+void p_reduce_average(RankContext& ctx, const std::vector<int>& members);
 
 }  // namespace quorum

@@ -1,10 +1,10 @@
-#include "algorithms/prague/PartialAllreduce.hpp"
+#include "algorithms/prague/PReduce.hpp"
 
 #include "kernels/optim/VectorOps.hpp"
 
 namespace quorum {
 
-void partial_allreduce_average(RankContext& ctx, const std::vector<int>& members) {
+void p_reduce_average(RankContext& ctx, const std::vector<int>& members) {
   if (members.size() <= 1) return;
   Group group;
   group.members = members;
