@@ -314,8 +314,13 @@ Scenario parse_scenario(const nlohmann::json& json, const std::string& base_dir)
   Fields output = root.object("output");
   s.write_iterations_csv = output.boolean("iterations_csv", true);
   s.progress = output.boolean("progress", true);
+  s.write_final_params = output.boolean("final_params", false);
   output.finish();
   root.set_resolved("output", output.resolved());
+
+  Fields mpi = root.object("mpi");
+  s.mpi = parse_mpi_settings(mpi, s.ranks, s.iterations, s.compute, s.imbalance);
+  root.set_resolved("mpi", mpi.resolved());
 
   root.finish();
   s.resolved = root.resolved();
