@@ -114,12 +114,16 @@ void MpiComm::cancel(const RequestPtr& request) { runtime_.engine()->cancel(as_m
 
 Message MpiComm::take(const RequestPtr& request) { return runtime_.engine()->take(as_mpi(request).op); }
 
-void MpiComm::do_wait(const RequestPtr& request) { runtime_.engine()->wait(as_mpi(request).op); }
+void MpiComm::do_wait(const RequestPtr& request) {
+  RankRuntime::WaitScope waiting(runtime_, agent_ == "main");
+  runtime_.engine()->wait(as_mpi(request).op);
+}
 
 std::size_t MpiComm::do_wait_any(std::span<const RequestPtr> requests) {
   std::vector<OperationPtr> ops;
   ops.reserve(requests.size());
   for (const auto& r : requests) ops.push_back(as_mpi(r).op);
+  RankRuntime::WaitScope waiting(runtime_, agent_ == "main");
   return runtime_.engine()->wait_any(ops);
 }
 

@@ -55,11 +55,29 @@ void RankRuntime::sleep_until(double t) const {
   }
 }
 
+void RankRuntime::set_activity(Activity a) {
+  activity_ = static_cast<int>(a);
+  activity_since_ = now();
+}
+
+RankRuntime::WaitScope::WaitScope(RankRuntime& rt, bool track) : rt_(track ? &rt : nullptr) {
+  if (rt_) rt_->set_activity(Activity::Waiting);
+}
+
+RankRuntime::WaitScope::~WaitScope() {
+  if (rt_) rt_->set_activity(Activity::Running);
+}
+
 double RankRuntime::compute(std::int64_t step, const std::function<void()>& math) {
   const double t0 = now();
   current_step_ = step;
   step_started_at_ = t0;
   report_current_step(step);
+  set_activity(Activity::Computing);
+  struct Done {
+    RankRuntime* rt;
+    ~Done() { rt->set_activity(Activity::Running); }
+  } done{this};
   const FaultInjection& fault = settings_.fault;
   if (fault.rank == rank() && fault.step == step) {
     if (fault.kind == "kill") ::raise(SIGKILL);

@@ -54,6 +54,21 @@ class RankRuntime {
   ComputeStats compute_stats() const;
 
   // Progress, as the watchdog reports it.
+  enum class Activity { Running = 0, Computing = 1, Waiting = 2 };
+  // What the main agent is doing: its own code, compute(), or blocked waiting for communication.
+  Activity activity() const { return static_cast<Activity>(activity_.load()); }
+  double activity_since() const { return activity_since_.load(); }
+  // Marks the main agent blocked in a wait for the scope's lifetime (agents other than "main" are not tracked).
+  class WaitScope {
+   public:
+    WaitScope(RankRuntime& rt, bool track);
+    ~WaitScope();
+    WaitScope(const WaitScope&) = delete;
+    WaitScope& operator=(const WaitScope&) = delete;
+
+   private:
+    RankRuntime* rt_;
+  };
   std::int64_t current_step() const { return current_step_.load(); }
   double step_started_at() const { return step_started_at_.load(); }
   std::int64_t steps_done() const { return steps_done_.load(); }
@@ -78,6 +93,9 @@ class RankRuntime {
   std::shared_ptr<ProgressEngine> engine_;
   std::unique_ptr<NativeAllreduce> native_;
   double start_wtime_ = 0;
+  void set_activity(Activity a);
+  std::atomic<int> activity_{0};
+  std::atomic<double> activity_since_{0};
   std::atomic<std::int64_t> current_step_{-1};
   std::atomic<double> step_started_at_{0};
   std::atomic<std::int64_t> steps_done_{0};

@@ -12,10 +12,18 @@ namespace quorum::mpi {
 
 namespace {
 constexpr int kHeartbeatTag = 7001;
-constexpr int kHeartbeatInts = 4;  // step, steps done, microseconds in the step, rank
+constexpr int kHeartbeatInts = 5;  // step, steps done, microseconds in the step, activity, microseconds in it
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+const char* activity_name(int a) {
+  switch (a) {
+    case 1: return "computing";
+    case 2: return "waiting for messages";
+    default: return "running";
+  }
 }
 
 std::string fixed(double v, int digits = 1) {
@@ -78,11 +86,13 @@ void Watchdog::beat_other(double t) {
     MPI_Test(&outgoing_request_, &done, MPI_STATUS_IGNORE);
     if (!done) return;  // rank 0 has not taken the last one yet
   }
-  const std::int64_t step = runtime_.current_step();
-  outgoing_[0] = step;
-  outgoing_[1] = runtime_.steps_done();
-  outgoing_[2] = step >= 0 ? static_cast<std::int64_t>((runtime_.now() - runtime_.step_started_at()) * 1e6) : 0;
-  outgoing_[3] = runtime_.rank();
+  const Beat b = own_beat(runtime_);
+  const std::int64_t step = b.step;
+  outgoing_[0] = b.step;
+  outgoing_[1] = b.done;
+  outgoing_[2] = static_cast<std::int64_t>(b.in_step_s * 1e6);
+  outgoing_[3] = b.activity;
+  outgoing_[4] = static_cast<std::int64_t>(b.in_activity_s * 1e6);
   MPI_Isend(outgoing_, kHeartbeatInts, MPI_INT64_T, 0, kHeartbeatTag, comm_, &outgoing_request_);
   if (t > options_.timeout_s + std::max(10.0, 0.1 * options_.timeout_s))
     end_job("the run exceeded its timeout (mpi.timeout_s = " + fixed(options_.timeout_s, 0) + " s) and rank 0 did "
@@ -101,13 +111,12 @@ void Watchdog::beat_root(double t) {
     b.step = in[0];
     b.done = in[1];
     b.in_step_s = static_cast<double>(in[2]) * 1e-6;
+    b.activity = static_cast<int>(in[3]);
+    b.in_activity_s = static_cast<double>(in[4]) * 1e-6;
     b.seen_at = t;
   }
-  Beat& own = beats_[0];
-  own.step = runtime_.current_step();
-  own.done = runtime_.steps_done();
-  own.in_step_s = own.step >= 0 ? runtime_.now() - runtime_.step_started_at() : 0;
-  own.seen_at = t;
+  beats_[0] = own_beat(runtime_);
+  beats_[0].seen_at = t;
   set_termination_report("quorum: rank 0 was terminated by the launcher; last heartbeats " + status_table(t) + "\n");
 
   for (std::size_t r = 1; r < beats_.size(); ++r)
@@ -117,20 +126,9 @@ void Watchdog::beat_root(double t) {
               (b.step >= 0 ? "last seen in step " + std::to_string(b.step) : std::string("never seen in a step")) +
               "): its process died or stopped");
     }
-  if (t > options_.timeout_s) {
-    // Name the rank furthest behind; among equals, the one longest in its step.
-    std::size_t worst = 0;
-    for (std::size_t r = 1; r < beats_.size(); ++r) {
-      const Beat &a = beats_[r], &w = beats_[worst];
-      if (a.done < w.done || (a.done == w.done && a.in_step_s > w.in_step_s)) worst = r;
-    }
-    const Beat& w = beats_[worst];
-    std::string where = w.step >= 0 ? "in step " + std::to_string(w.step) + " for " + fixed(w.in_step_s) + " s"
-                                    : std::string("not yet in its first step");
-    end_job("the run exceeded its timeout (mpi.timeout_s = " + fixed(options_.timeout_s, 0) + " s); rank " +
-            std::to_string(worst) + " is furthest behind, " + where + " (" + std::to_string(w.done) + " of " +
-            std::to_string(options_.iterations) + " steps done); " + status_table(t));
-  }
+  if (t > options_.timeout_s)
+    end_job("the run exceeded its timeout (mpi.timeout_s = " + fixed(options_.timeout_s, 0) + " s); " + diagnosis() +
+            "; " + status_table(t));
   if (options_.progress && t - last_progress_print_ >= 2.0) {
     last_progress_print_ = t;
     std::int64_t lo = beats_[0].done, hi = beats_[0].done, sum = 0;
@@ -150,15 +148,54 @@ void Watchdog::beat_root(double t) {
   }
 }
 
+Watchdog::Beat Watchdog::own_beat(const RankRuntime& rt) {
+  Beat b;
+  b.step = rt.current_step();
+  b.done = rt.steps_done();
+  const double now = rt.now();
+  b.in_step_s = b.step >= 0 ? now - rt.step_started_at() : 0;
+  b.activity = static_cast<int>(rt.activity());
+  b.in_activity_s = now - rt.activity_since();
+  return b;
+}
+
+// Which rank holds the others up: among the ranks not waiting for messages (computing, or stuck in their own code)
+// the one furthest behind, longest in that state; if every rank waits, a deadlock, and the rank furthest behind.
+std::string Watchdog::diagnosis() const {
+  auto worse = [](const Beat& a, const Beat& b) {
+    return a.done < b.done || (a.done == b.done && a.in_activity_s > b.in_activity_s);
+  };
+  int culprit = -1, behind = 0;
+  std::size_t waiting = 0;
+  for (std::size_t r = 0; r < beats_.size(); ++r) {
+    if (worse(beats_[r], beats_[static_cast<std::size_t>(behind)])) behind = static_cast<int>(r);
+    if (beats_[r].activity == 2) {
+      ++waiting;
+      continue;
+    }
+    if (culprit < 0 || worse(beats_[r], beats_[static_cast<std::size_t>(culprit)])) culprit = static_cast<int>(r);
+  }
+  const int named = culprit >= 0 ? culprit : behind;
+  const Beat& b = beats_[static_cast<std::size_t>(named)];
+  std::string text = "rank " + std::to_string(named) + " is " + activity_name(b.activity);
+  text += b.step >= 0 ? " in step " + std::to_string(b.step) : std::string(" before its first step");
+  text += " for " + fixed(b.in_activity_s) + " s (" + std::to_string(b.done) + " of " +
+          std::to_string(options_.iterations) + " steps done)";
+  if (culprit >= 0 && waiting > 0) text += " while " + std::to_string(waiting) + " ranks wait for messages";
+  if (culprit < 0) text += "; every rank is waiting for messages: a deadlock";
+  return text;
+}
+
 std::string Watchdog::status_table(double t) const {
   std::ostringstream os;
-  os << "(rank: step, steps done, seconds since heartbeat):";
+  os << "(rank: step, steps done, activity, seconds since heartbeat)";
   const std::size_t shown = std::min<std::size_t>(beats_.size(), 64);
   for (std::size_t r = 0; r < shown; ++r) {
     const Beat& b = beats_[r];
-    os << " " << r << ": " << b.step << ", " << b.done << ", " << fixed(t - b.seen_at) << ";";
+    os << (r ? "; " : " ") << r << ": " << b.step << ", " << b.done << ", " << activity_name(b.activity) << ", "
+       << fixed(t - b.seen_at);
   }
-  if (shown < beats_.size()) os << " ...";
+  if (shown < beats_.size()) os << "; ...";
   return os.str();
 }
 

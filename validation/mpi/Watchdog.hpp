@@ -45,8 +45,12 @@ class Watchdog {
   struct Beat {
     std::int64_t step = -1, done = 0;
     double in_step_s = 0;
-    double seen_at = 0;  // watchdog time of the last heartbeat
+    int activity = 0;          // RankRuntime::Activity of the main agent
+    double in_activity_s = 0;  // for how long
+    double seen_at = 0;        // watchdog time of the last heartbeat
   };
+  static Beat own_beat(const RankRuntime& rt);
+  std::string diagnosis() const;
   void loop();
   void beat_root(double t);
   void beat_other(double t);
