@@ -47,11 +47,16 @@ void MpiAllreduce::allreduce_sum(MpiComm& comm, std::vector<float>& data, const 
   {
     std::lock_guard busy(entry->busy);
     const std::size_t count = prepare_group_buffer(*entry, data, logical_bytes, pad_to_logical_);
-    MPI_Request request = MPI_REQUEST_NULL;
+    auto& engine = *comm.runtime().engine();
+    // Wait for every member first (stragglers: the progress thread pauses between polls), then reduce with the
+    // progress thread polling continuously, since the reduction's rounds advance only while MPI is polled.
+    MPI_Request arrival = MPI_REQUEST_NULL, request = MPI_REQUEST_NULL;
+    check(MPI_Ibarrier(entry->comm, &arrival), "MPI_Ibarrier");
+    comm.wait(comm.adopt(engine.track(arrival)));
     check(MPI_Iallreduce(MPI_IN_PLACE, entry->buffer.data(), static_cast<int>(count), MPI_FLOAT, MPI_SUM, entry->comm,
                          &request),
           "MPI_Iallreduce");
-    comm.wait(comm.adopt(comm.runtime().engine()->track(request)));
+    comm.wait(comm.adopt(engine.track(request, true)));
     votes = finish_group_buffer(*entry, data, count);
   }
   groups_.release(entry, votes);

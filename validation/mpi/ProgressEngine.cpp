@@ -150,11 +150,13 @@ OperationPtr ProgressEngine::receive(int src, std::int32_t tag) {
   return op;
 }
 
-OperationPtr ProgressEngine::track(MPI_Request request) {
+OperationPtr ProgressEngine::track(MPI_Request request, bool busy) {
   auto op = std::make_shared<Operation>(Operation::Kind::Collective);
   op->collective_request = request;
+  op->busy = busy;
   std::lock_guard lock(mutex_);
   if (stopping_ || stopped_) throw std::logic_error("collective after the rank's run ended");
+  if (busy) ++busy_;
   add_locked(op);
   return op;
 }
@@ -283,6 +285,7 @@ bool ProgressEngine::progress_locked() {
 void ProgressEngine::finish_locked(Operation& op) {
   op.retired = true;
   op.complete = true;
+  if (op.busy) --busy_;
 }
 
 void ProgressEngine::loop() {
@@ -298,6 +301,12 @@ void ProgressEngine::loop() {
       completed_.notify_all();
       pause = 0;
       // Let agents that were woken, or that want to post, take the lock before the next round.
+      lock.unlock();
+      std::this_thread::yield();
+      lock.lock();
+      continue;
+    }
+    if (busy_ > 0) {
       lock.unlock();
       std::this_thread::yield();
       lock.lock();

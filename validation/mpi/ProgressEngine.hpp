@@ -66,6 +66,7 @@ class Operation {
   MPI_Request data_request = MPI_REQUEST_NULL;
   MPI_Request collective_request = MPI_REQUEST_NULL;
   std::function<bool()> poll;  // Custom: true once complete (e.g. a CUDA stream has drained)
+  bool busy = false;           // poll without pausing while this is pending
   std::shared_ptr<void> keep_alive;  // buffers MPI may still touch (padding, scratch)
 };
 using OperationPtr = std::shared_ptr<Operation>;
@@ -89,8 +90,10 @@ class ProgressEngine {
   // pad_to_bytes: if larger than the payload, the message is padded with zeros to that many bytes on the wire.
   OperationPtr send(int dst, std::int32_t tag, Payload payload, double pad_to_bytes);
   OperationPtr receive(int src, std::int32_t tag);  // src may be MPI_ANY_SOURCE
-  // Completes when the (already started) non-blocking MPI request does, e.g. an MPI_Iallreduce.
-  OperationPtr track(MPI_Request request);
+  // Completes when the (already started) non-blocking MPI request does, e.g. an MPI_Iallreduce. busy: poll without
+  // pausing while it is pending (for a collective whose members have all arrived: its internal rounds advance only
+  // when MPI is polled, and none of them shows as a completion that would shorten the pause).
+  OperationPtr track(MPI_Request request, bool busy = false);
   // Completes once poll() returns true; poll is called from the progress thread.
   OperationPtr track(std::function<bool()> poll);
 
@@ -123,6 +126,7 @@ class ProgressEngine {
   std::condition_variable completed_, work_;
   std::vector<OperationPtr> active_;
   bool new_work_ = false;
+  int busy_ = 0;  // pending operations that want polling without pauses
   bool stopping_ = false, stopped_ = false;
   std::int32_t next_data_tag_ = 0;
   std::shared_ptr<std::vector<std::byte>> zeros_;
