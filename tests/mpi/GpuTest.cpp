@@ -58,7 +58,7 @@ TEST(Gpu, ModelGradientsMatchTheCpu) {
     if (model != "hyperplane" && !fashion_mnist_available(kDefaultFashionMnistDir, &why)) continue;
     const auto setup = make_math_setup(small(model), 9);
     auto on_gpu = std::make_shared<MathSetup>(*setup);
-    on_gpu->model = gpu::make_gpu_model(setup->model, setup->config);
+    on_gpu->model = gpu::make_gpu_model(*setup);
     Trainer cpu(setup, 0, 1), dev(on_gpu, 0, 1);
     std::vector<float> g_cpu, g_dev;
     for (int step = 0; step < 3; ++step) {

@@ -25,9 +25,12 @@ GpuProbe probe();
 // over comm. Returns the device id; throws std::runtime_error if there is none.
 int select_device(MPI_Comm comm);
 
-// A Model whose loss_and_gradient runs on the current device (init and evaluation stay on the host, so every
+// The device select_device() chose for this rank (0 before).
+int current_device();
+
+// A Model whose loss_and_gradient runs on this rank's device (init and evaluation stay on the host, so every
 // replica starts from the same weights and evaluation matches the simulator's). Throws for unknown models.
-std::shared_ptr<const Model> make_gpu_model(const std::shared_ptr<const Model>& host_model, const MathConfig& config);
+std::shared_ptr<const Model> make_gpu_model(const MathSetup& setup);
 
 // Native allreduce over NCCL: the group's communicator built from an MPI communicator of the members
 // (MPI_Comm_create_group, then ncclGetUniqueId on the group's first member, MPI_Bcast, ncclCommInitRank), cached

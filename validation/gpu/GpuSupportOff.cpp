@@ -17,7 +17,9 @@ GpuProbe probe() {
 
 int select_device(MPI_Comm) { throw std::runtime_error(kWhy); }
 
-std::shared_ptr<const Model> make_gpu_model(const std::shared_ptr<const Model>&, const MathConfig&) {
+int current_device() { return 0; }
+
+std::shared_ptr<const Model> make_gpu_model(const MathSetup&) {
   throw std::runtime_error(kWhy);
 }
 

@@ -147,7 +147,7 @@ MpiRunOutput run_scenario_mpi(const Scenario& scenario, const std::string& out_d
     if (scenario.mpi.gpu()) {
       gpu::select_device(MPI_COMM_WORLD);
       auto on_gpu = std::make_shared<MathSetup>(*setup);
-      if (on_gpu->model) on_gpu->model = gpu::make_gpu_model(setup->model, scenario.math);
+      if (on_gpu->model) on_gpu->model = gpu::make_gpu_model(*setup);
       setup = on_gpu;
     }
     math = setup;
