@@ -13,8 +13,8 @@
 namespace quorum::validation {
 
 std::vector<std::string> local_launcher(int np) {
-  std::vector<std::string> argv = {"mpirun", "--oversubscribe", "--bind-to", "none",  "--mca",
-                                   "pml",    "ob1",             "--mca",     "btl",   "vader,self"};
+  std::vector<std::string> argv = {"mpirun", "--oversubscribe", "--bind-to", "none", "--mca", "plm", "isolated",
+                                   "--mca",  "pml",             "ob1",       "--mca", "btl",   "vader,self"};
   if (::geteuid() == 0) argv.push_back("--allow-run-as-root");
   argv.push_back("-np");
   argv.push_back(std::to_string(np));

@@ -1,8 +1,9 @@
 #pragma once
 // How quorum validate starts MPI jobs. The default runs N ranks on this machine with Open MPI:
-//   mpirun --oversubscribe --bind-to none --mca pml ob1 --mca btl vader,self [--allow-run-as-root] -np N
-// (shared-memory transport; more ranks than cores allowed; no core binding, since a rank has several threads;
-// root allowed, as in CI containers). scripts/mpirun-local adds the same flags for manual runs. A user launcher
+//   mpirun --oversubscribe --bind-to none --mca plm isolated --mca pml ob1 --mca btl vader,self
+//          [--allow-run-as-root] -np N
+// (shared-memory transport; more ranks than cores allowed; no core binding, since a rank has several threads; local
+// launch without ssh; root allowed, as in CI containers). scripts/mpirun-local adds the same flags for manual runs. A user launcher
 // ("mpirun --hostfile hosts", "srun -n {np}") replaces it: {np} is replaced by N, and "-np N" is appended when the
 // launcher has no {np}.
 #include <string>
