@@ -83,7 +83,7 @@ class NcclAllreduce final : public mpi::NativeAllreduce {
   void allreduce_sum(mpi::MpiComm& comm, std::vector<float>& data, const Group& group, double logical_bytes,
                      Channel channel) override {
     if (!group.contains(comm.rank())) throw std::logic_error("native allreduce called by a rank outside its group");
-    auto entry = groups_.acquire(group, static_cast<int>(channel));
+    auto entry = groups_.acquire(group, static_cast<int>(channel), mpi::wait_through(comm));
     float votes = 0;
     {
       std::lock_guard busy(entry->busy);
@@ -127,6 +127,7 @@ class NcclAllreduce final : public mpi::NativeAllreduce {
             {"nccl_communicators_created", created_.load()},
             {"communicators_created", groups_.created()},
             {"communicators_evicted", groups_.evicted()},
+            {"communicators_temporary", groups_.temporary()},
             {"communicators_cached", groups_.size()}};
   }
 

@@ -9,6 +9,21 @@ namespace quorum::mpi {
 GroupCommunicators::GroupCommunicators(MPI_Comm parent, std::size_t capacity)
     : parent_(parent), capacity_(std::max<std::size_t>(capacity, 1)) {
   MPI_Comm_size(parent_, &parent_size_);
+  MPI_Comm_rank(parent_, &parent_rank_);
+}
+
+void GroupCommunicators::meet(const Group& group, int channel, const WaitRequests& wait) const {
+  // A dissemination barrier of empty messages on the parent, with tags above those MPI_Comm_create_group uses.
+  constexpr int kMeetTag = 4096;
+  const int n = group.size(), me = group.index_of(parent_rank_);
+  for (int k = 1; k < n; k <<= 1) {
+    MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    check(MPI_Irecv(nullptr, 0, MPI_BYTE, group.rank_at((me - k + n) % n), kMeetTag + channel, parent_, &requests[0]),
+          "MPI_Irecv (group barrier)");
+    check(MPI_Isend(nullptr, 0, MPI_BYTE, group.rank_at((me + k) % n), kMeetTag + channel, parent_, &requests[1]),
+          "MPI_Isend (group barrier)");
+    wait(requests, 2);
+  }
 }
 
 GroupCommunicators::~GroupCommunicators() {
@@ -19,7 +34,7 @@ GroupCommunicators::~GroupCommunicators() {
   }
 }
 
-GroupCommunicatorPtr GroupCommunicators::acquire(const Group& group, int channel) {
+GroupCommunicatorPtr GroupCommunicators::acquire(const Group& group, int channel, const WaitRequests& wait) {
   Key key{group.members, channel};
   {
     std::lock_guard lock(mutex_);
@@ -35,6 +50,7 @@ GroupCommunicatorPtr GroupCommunicators::acquire(const Group& group, int channel
     if (m < 0 || m >= parent_size_)
       throw MpiError("native allreduce: rank " + std::to_string(m) + " is not in the world of " +
                      std::to_string(parent_size_) + " ranks");
+  meet(group, channel, wait);
   MPI_Group parent_group = MPI_GROUP_NULL, members = MPI_GROUP_NULL;
   MPI_Comm_group(parent_, &parent_group);
   check(MPI_Group_incl(parent_group, group.size(), group.members.data(), &members), "MPI_Group_incl");
@@ -50,11 +66,31 @@ GroupCommunicatorPtr GroupCommunicators::acquire(const Group& group, int channel
   for (int i = 0; world_order && i < group.size(); ++i) world_order = group.members[static_cast<std::size_t>(i)] == i;
   entry->pinned = world_order;
 
+  // Admission, agreed by all members: cache it only if every member has room.
+  int room = 0;
+  {
+    std::lock_guard lock(mutex_);
+    std::size_t cached = 0;
+    for (const auto& [k, e] : entries_) cached += e->pinned ? 0 : 1;
+    room = entry->pinned || cached < capacity_ ? 1 : 0;
+  }
+  MPI_Request agree = MPI_REQUEST_NULL;
+  check(MPI_Iallreduce(MPI_IN_PLACE, &room, 1, MPI_INT, MPI_MIN, entry->comm, &agree), "MPI_Iallreduce (admission)");
+  wait(&agree, 1);
+
   std::lock_guard lock(mutex_);
-  entry->last_use = ++tick_;
-  entries_[key] = entry;
   ++created_;
-  if (entries_.size() > capacity_) {
+  entry->last_use = ++tick_;
+  if (room) {
+    entries_[key] = entry;
+  } else {
+    entry->temporary = true;
+    ++temporary_;
+  }
+  // A full cache makes room for later groups: its least recently used entry goes at its next use.
+  std::size_t cached = 0;
+  for (const auto& [k, e] : entries_) cached += e->pinned ? 0 : 1;
+  if (!room || cached >= capacity_) {
     GroupCommunicator* oldest = nullptr;
     for (auto& [k, e] : entries_)
       if (!e->pinned && !e->evict_requested && e != entry && (!oldest || e->last_use < oldest->last_use))
@@ -65,7 +101,7 @@ GroupCommunicatorPtr GroupCommunicators::acquire(const Group& group, int channel
 }
 
 void GroupCommunicators::release(const GroupCommunicatorPtr& entry, float evict_votes) {
-  if (evict_votes <= 0.0f) return;
+  if (!entry->temporary && evict_votes <= 0.0f) return;
   std::lock_guard lock(mutex_);
   for (auto it = entries_.begin(); it != entries_.end(); ++it)
     if (it->second == entry) {
@@ -74,7 +110,7 @@ void GroupCommunicators::release(const GroupCommunicatorPtr& entry, float evict_
     }
   entry->extension.reset();
   if (entry->comm != MPI_COMM_NULL) MPI_Comm_free(&entry->comm);
-  ++evicted_;
+  if (!entry->temporary) ++evicted_;
 }
 
 std::size_t GroupCommunicators::size() const {
@@ -85,6 +121,11 @@ std::size_t GroupCommunicators::size() const {
 std::int64_t GroupCommunicators::created() const {
   std::lock_guard lock(mutex_);
   return created_;
+}
+
+std::int64_t GroupCommunicators::temporary() const {
+  std::lock_guard lock(mutex_);
+  return temporary_;
 }
 
 std::int64_t GroupCommunicators::evicted() const {

@@ -36,13 +36,21 @@ float finish_group_buffer(GroupCommunicator& entry, std::vector<float>& data, st
   return votes;
 }
 
+GroupCommunicators::WaitRequests wait_through(MpiComm& comm) {
+  return [&comm](MPI_Request* requests, int count) {
+    std::vector<RequestPtr> pending;
+    for (int i = 0; i < count; ++i) pending.push_back(comm.adopt(comm.runtime().engine()->track(requests[i])));
+    comm.wait_all(pending);
+  };
+}
+
 MpiAllreduce::MpiAllreduce(MPI_Comm parent, bool pad_to_logical, std::size_t cache_capacity)
     : groups_(parent, cache_capacity), pad_to_logical_(pad_to_logical) {}
 
 void MpiAllreduce::allreduce_sum(MpiComm& comm, std::vector<float>& data, const Group& group, double logical_bytes,
                                  Channel channel) {
   if (!group.contains(comm.rank())) throw std::logic_error("native allreduce called by a rank outside its group");
-  auto entry = groups_.acquire(group, static_cast<int>(channel));
+  auto entry = groups_.acquire(group, static_cast<int>(channel), wait_through(comm));
   float votes = 0;
   {
     std::lock_guard busy(entry->busy);
@@ -66,6 +74,7 @@ nlohmann::json MpiAllreduce::stats() const {
   return {{"kind", "MPI_Iallreduce"},
           {"communicators_created", groups_.created()},
           {"communicators_evicted", groups_.evicted()},
+          {"communicators_temporary", groups_.temporary()},
           {"communicators_cached", groups_.size()}};
 }
 

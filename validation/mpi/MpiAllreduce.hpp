@@ -16,6 +16,8 @@ std::size_t prepare_group_buffer(GroupCommunicator& entry, const std::vector<flo
                                  bool pad_to_logical);
 // Copies the result back and returns the summed eviction flag.
 float finish_group_buffer(GroupCommunicator& entry, std::vector<float>& data, std::size_t count);
+// Waits for MPI requests through the agent's Comm (the time counts as its wait).
+GroupCommunicators::WaitRequests wait_through(MpiComm& comm);
 
 class MpiAllreduce final : public NativeAllreduce {
  public:
