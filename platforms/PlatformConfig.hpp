@@ -44,6 +44,10 @@ struct LocalhostConfig {
   int ranks = 4;
   double latency_s = 5e-6;       // one-way point-to-point latency between two ranks
   double bandwidth_Bps = 5e9;    // point-to-point bandwidth between two ranks
+  // Rate at which all ranks together can move data (0: unlimited). On one machine every message is a memory copy,
+  // so concurrent transfers share the memory system (and the cores, with more ranks than cores): measured by
+  // `quorum calibrate` with every rank sending at once, modelled as one link every transfer crosses.
+  double aggregate_bandwidth_Bps = 0;
 };
 
 // A platform from explicit parameters.

@@ -5,7 +5,8 @@ namespace quorum {
 void allreduce_sum(Comm& comm, const Group& group, std::vector<float>& data, double logical_bytes,
                    const AllreduceOptions& options) {
   if (group.size() <= 1) return;
-  if (options.allow_native && comm.native() != nullptr && comm.native()->allreduce_sum(data, group, logical_bytes))
+  if (options.allow_native && comm.native() != nullptr &&
+      comm.native()->allreduce_sum(data, group, logical_bytes, options.channel))
     return;
   switch (options.algorithm) {
     case AllreduceAlgorithm::Ring:

@@ -31,7 +31,10 @@ class NativeCollectives {
  public:
   virtual ~NativeCollectives() = default;
   // Element-wise sum over the group's members, in place. Returns false if this backend cannot do it natively.
-  virtual bool allreduce_sum(std::vector<float>& data, const Group& group, double logical_bytes) = 0;
+  // channel: the allreduce's channel (AllreduceOptions::channel); concurrent native allreduces of a rank's agents
+  // use distinct channels, exactly as their point-to-point versions do, so a backend keys its communicators on it.
+  virtual bool allreduce_sum(std::vector<float>& data, const Group& group, double logical_bytes,
+                             Channel channel = Channel::SyncAllreduce) = 0;
 };
 
 class Comm {

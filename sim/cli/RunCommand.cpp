@@ -10,6 +10,9 @@
 #include "sim/model/Results.hpp"
 #include "sim/simgrid/ChildProcess.hpp"
 #include "sim/simgrid/Simulation.hpp"
+#ifdef QUORUM_HAVE_MPI
+#include "validation/cli/MpiCommands.hpp"
+#endif
 
 namespace quorum::cli {
 
@@ -20,6 +23,7 @@ struct RunOptions {
   std::vector<std::string> sets;
   std::string out;
   bool quiet = false;
+  std::string backend = "simgrid";
 };
 
 int run(const RunOptions& o) {
@@ -103,7 +107,22 @@ void add_run_command(CLI::App& app, int& exit_code) {
       ->type_name("KEY=VALUE");
   cmd->add_option("--out", options->out, "result directory (default: results/<scenario name>)");
   cmd->add_flag("--quiet", options->quiet, "no progress on stderr");
-  cmd->callback([options, &exit_code] { exit_code = run(*options); });
+  cmd->add_option("--backend", options->backend,
+                  "simgrid: simulate (default); mpi: run for real under mpirun (see README: Real runs on MPI)")
+      ->check(CLI::IsMember({"simgrid", "mpi"}));
+  cmd->callback([options, &exit_code] {
+    if (options->backend == "mpi") {
+#ifdef QUORUM_HAVE_MPI
+      exit_code = run_with_mpi_backend(options->scenario, options->sets, options->out, options->quiet);
+#else
+      std::cerr << "error: --backend mpi: this quorum was built without Open MPI (install libopenmpi-dev and "
+                   "rebuild)\n";
+      exit_code = kExitBadInput;
+#endif
+      return;
+    }
+    exit_code = run(*options);
+  });
 }
 
 }  // namespace quorum::cli

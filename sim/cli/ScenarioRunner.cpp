@@ -1,6 +1,7 @@
 #include "sim/cli/ScenarioRunner.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <sstream>
 
@@ -49,6 +50,10 @@ std::vector<ScenarioVariant> expand_algorithms(const nlohmann::json& scenario) {
 
 nlohmann::json simulate_to_dir(const Scenario& scenario, const std::string& dir) {
   SimulationOutput out = simulate(scenario);
+  if (scenario.write_final_params) {
+    std::filesystem::create_directories(dir);
+    write_final_params(dir + "/final_params.json", out.final_params);
+  }
   write_results(dir, out.summary, *out.recorder, scenario.write_iterations_csv);
   return out.summary;
 }

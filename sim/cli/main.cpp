@@ -4,6 +4,9 @@
 #include <iostream>
 
 #include "sim/cli/Commands.hpp"
+#ifdef QUORUM_HAVE_MPI
+#include "validation/cli/MpiCommands.hpp"
+#endif
 #include "sim/model/Version.hpp"
 
 int main(int argc, char** argv) {
@@ -14,6 +17,10 @@ int main(int argc, char** argv) {
   int exit_code = quorum::cli::kExitOk;
   quorum::cli::add_run_command(app, exit_code);
   quorum::cli::add_list_command(app, exit_code);
+#ifdef QUORUM_HAVE_MPI
+  quorum::cli::add_calibrate_command(app, exit_code);
+  quorum::cli::add_validate_command(app, exit_code);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

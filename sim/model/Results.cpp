@@ -175,6 +175,10 @@ void write_table_csv(const std::string& path, const RunRecorder::Table& table) {
   write_file_atomic(path, out);
 }
 
+void write_final_params(const std::string& path, const std::vector<std::vector<float>>& params) {
+  write_file_atomic(path, nlohmann::json{{"ranks", params}}.dump() + "\n");
+}
+
 void write_results(const std::string& dir, const nlohmann::json& summary, const RunRecorder& recorder,
                    bool iterations_csv) {
   std::filesystem::create_directories(dir);

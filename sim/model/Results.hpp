@@ -39,6 +39,8 @@ nlohmann::json make_summary(const Scenario& scenario, const RunRecorder& recorde
 void write_file_atomic(const std::string& path, const std::string& content);
 void write_iterations_csv(const std::string& path, std::vector<StepRecord> steps);
 void write_table_csv(const std::string& path, const RunRecorder::Table& table);
+// Every rank's final model: {"ranks": [[...], ...]} (floats written so that they read back bit for bit).
+void write_final_params(const std::string& path, const std::vector<std::vector<float>>& params);
 void write_results(const std::string& dir, const nlohmann::json& summary, const RunRecorder& recorder,
                    bool iterations_csv);
 

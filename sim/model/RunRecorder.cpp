@@ -77,6 +77,30 @@ void RunRecorder::table_row(const std::string& table, const std::vector<std::pai
   t.rows.push_back(std::move(values));
 }
 
+void RunRecorder::merge_metric(const std::string& metric, const MetricStats& stats) {
+  std::lock_guard lock(mutex_);
+  MetricStats& m = metrics_[metric];
+  m.count += stats.count;
+  m.sum += stats.sum;
+  m.min = std::min(m.min, stats.min);
+  m.max = std::max(m.max, stats.max);
+}
+
+void RunRecorder::merge_histogram(const std::string& name, std::int64_t bucket, std::int64_t count) {
+  std::lock_guard lock(mutex_);
+  histograms_[name][bucket] += count;
+}
+
+void RunRecorder::merge_snapshot(std::int64_t step, const ModelSnapshot& snapshot) {
+  std::lock_guard lock(mutex_);
+  ModelSnapshot& snap = snapshots_[step];
+  if (snap.sum.empty()) snap.sum.assign(snapshot.sum.size(), 0.0);
+  if (snap.sum.size() != snapshot.sum.size()) throw std::logic_error("merge_snapshot: models of different sizes");
+  for (std::size_t i = 0; i < snap.sum.size(); ++i) snap.sum[i] += snapshot.sum[i];
+  snap.count += snapshot.count;
+  snap.time_s = std::max(snap.time_s, snapshot.time_s);
+}
+
 void RunRecorder::span(const TraceSpan& span) {
   if (!tracing_) return;
   std::lock_guard lock(mutex_);

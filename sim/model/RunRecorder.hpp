@@ -70,6 +70,11 @@ class RunRecorder final : public StepObserver {
   const std::map<std::string, Table>& tables() const { return tables_; }
   const std::vector<TraceSpan>& spans() const { return spans_; }
   const std::map<std::int64_t, ModelSnapshot>& snapshots() const { return snapshots_; }
+  // Merging records made elsewhere (the MPI backend records per rank, then rank 0 merges what the others send).
+  void merge_metric(const std::string& metric, const MetricStats& stats);
+  void merge_histogram(const std::string& name, std::int64_t bucket, std::int64_t count);
+  void merge_snapshot(std::int64_t step, const ModelSnapshot& snapshot);
+
   // Ranks that completed every step.
   std::vector<int> unfinished_ranks() const;
   std::int64_t last_step_of(int rank) const { return last_step_[static_cast<std::size_t>(rank)]; }

@@ -54,10 +54,15 @@ PlatformConfig parse_platform(Fields& f, const std::string& base_dir, std::strin
       Fields cf(cal, f.path_of("calibration") + "(" + file + ")");
       c.latency_s = cf.number("latency_s", std::nullopt, 0.0);
       c.bandwidth_Bps = cf.positive("bandwidth_Bps", std::nullopt);
-      f.set_resolved("calibrated", {{"latency_s", c.latency_s}, {"bandwidth_Bps", c.bandwidth_Bps}});
+      if (cal.contains("aggregate_bandwidth_Bps"))
+        c.aggregate_bandwidth_Bps = cf.positive("aggregate_bandwidth_Bps", std::nullopt);
+      f.set_resolved("calibrated", {{"latency_s", c.latency_s},
+                                    {"bandwidth_Bps", c.bandwidth_Bps},
+                                    {"aggregate_bandwidth_Bps", c.aggregate_bandwidth_Bps}});
     } else {
       c.latency_s = f.number("latency_s", c.latency_s, 0.0);
       c.bandwidth_Bps = f.positive("bandwidth_Bps", c.bandwidth_Bps);
+      c.aggregate_bandwidth_Bps = f.number("aggregate_bandwidth_Bps", 0.0, 0.0);
     }
     return c;
   }
@@ -315,8 +320,13 @@ Scenario parse_scenario(const nlohmann::json& json, const std::string& base_dir)
   Fields output = root.object("output");
   s.write_iterations_csv = output.boolean("iterations_csv", true);
   s.progress = output.boolean("progress", true);
+  s.write_final_params = output.boolean("final_params", false);
   output.finish();
   root.set_resolved("output", output.resolved());
+
+  Fields mpi = root.object("mpi");
+  s.mpi = parse_mpi_settings(mpi, s.ranks, s.iterations, s.compute, s.imbalance);
+  root.set_resolved("mpi", mpi.resolved());
 
   root.finish();
   s.resolved = root.resolved();

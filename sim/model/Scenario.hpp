@@ -12,6 +12,7 @@
 #include "platforms/PlatformConfig.hpp"
 #include "sim/model/ComputeModel.hpp"
 #include "sim/model/Distribution.hpp"
+#include "sim/model/MpiSettings.hpp"
 #include "sim/model/ScenarioError.hpp"
 #include "sim/model/StragglerModel.hpp"
 
@@ -44,6 +45,9 @@ struct Scenario {
 
   bool write_iterations_csv = true;
   bool progress = true;
+  bool write_final_params = false;  // output.final_params: every rank's final model as final_params.json
+
+  MpiSettings mpi;  // how the MPI backend runs it (ignored by the simulator)
 
   RunSettings run_settings() const;
   ComputeModel compute_model() const;

@@ -76,6 +76,25 @@ TEST(Platforms, LocalhostReproducesItsCalibration) {
   EXPECT_NEAR(transfer_time(c, 2, 1, 1e6), 20e-6 + 1e6 / 2e9, 1e-9);
 }
 
+TEST(Platforms, LocalhostSharesItsAggregateBandwidthBetweenConcurrentTransfers) {
+  LocalhostConfig c;
+  c.ranks = 4;
+  c.latency_s = 0;
+  c.bandwidth_Bps = 4e9;
+  c.aggregate_bandwidth_Bps = 6e9;
+  // Alone, a transfer gets its own link's rate; four at once (a ring exchange) share 6 GB/s.
+  EXPECT_NEAR(transfer_time(c, 0, 1, 1e8), 1e8 / 4e9, 1e-6);
+  const auto ring = testing::run_simulated(c, [](Comm& comm) {
+    const Tag t = tags::make(Channel::Benchmark);
+    auto in = comm.irecv((comm.rank() + 3) % 4, t);
+    comm.send((comm.rank() + 1) % 4, t, Payload{}, 1e8);
+    comm.wait(in);
+    return nlohmann::json(comm.now());
+  });
+  ASSERT_TRUE(ring.ok) << ring.error;
+  for (const auto& t : ring.per_rank) EXPECT_NEAR(t.get<double>(), 4 * 1e8 / 6e9, 1e-4);
+}
+
 TEST(Platforms, GenericTopologiesBuildAndConnectAllRanks) {
   std::vector<GenericConfig> configs(4);
   configs[0].topology = "cluster";

@@ -1,0 +1,129 @@
+// The GPU path (mpi.device = gpu): proxy math on the device against the CPU models, NCCL allreduce sums, and a run
+// on the GPU against the same run on the CPU. Every test skips, with the reason, when any rank has no usable CUDA
+// device (or the build has no CUDA): it must never crash on a machine without a GPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "algorithms/collectives/SyncAllreduce.hpp"
+#include "kernels/Trainer.hpp"
+#include "tests/mpi/MpiHarness.hpp"
+#include "validation/gpu/GpuSupport.hpp"
+#include "validation/mpi/MpiComm.hpp"
+#include "validation/mpi/MpiRun.hpp"
+
+namespace quorum {
+
+namespace {
+
+// Skips on every rank unless every rank has a device (collective).
+#define QUORUM_REQUIRE_GPU()                                                                              \
+  do {                                                                                                    \
+    const gpu::GpuProbe probe = gpu::probe();                                                             \
+    if (!testing::all_ranks(probe.usable()))                                                              \
+      GTEST_SKIP() << "no usable CUDA device on every rank: "                                             \
+                   << (probe.reason.empty() ? std::string("another rank has none") : probe.reason);       \
+  } while (0)
+
+MathConfig small(const std::string& model) {
+  MathConfig c;
+  c.model = model;
+  c.batch = 64;
+  c.hyperplane.dim = 300;
+  c.hyperplane.train_size = 2048;
+  c.hyperplane.test_size = 256;
+  c.hidden = 32;
+  return c;
+}
+
+}  // namespace
+
+TEST(Gpu, ProbeReportsWithoutCrashing) {
+  const gpu::GpuProbe probe = gpu::probe();
+  if (probe.usable()) {
+    EXPECT_GT(probe.devices, 0);
+  } else {
+    EXPECT_FALSE(probe.reason.empty());
+  }
+  // Probing twice is fine too (no state left behind by a failed probe).
+  EXPECT_EQ(gpu::probe().usable(), probe.usable());
+}
+
+TEST(Gpu, ModelGradientsMatchTheCpu) {
+  QUORUM_REQUIRE_GPU();
+  gpu::select_device(MPI_COMM_WORLD);
+  std::string why;
+  for (const std::string model : {"hyperplane", "softmax", "mlp"}) {
+    SCOPED_TRACE(model);
+    if (model != "hyperplane" && !fashion_mnist_available(kDefaultFashionMnistDir, &why)) continue;
+    const auto setup = make_math_setup(small(model), 9);
+    auto on_gpu = std::make_shared<MathSetup>(*setup);
+    on_gpu->model = gpu::make_gpu_model(*setup);
+    Trainer cpu(setup, 0, 1), dev(on_gpu, 0, 1);
+    std::vector<float> g_cpu, g_dev;
+    for (int step = 0; step < 3; ++step) {
+      cpu.compute_gradient(step, g_cpu);
+      dev.compute_gradient(step, g_dev);
+      ASSERT_EQ(g_cpu.size(), g_dev.size());
+      double scale = 1e-6;
+      for (float v : g_cpu) scale = std::max(scale, static_cast<double>(std::abs(v)));
+      for (std::size_t i = 0; i < g_cpu.size(); ++i) ASSERT_NEAR(g_dev[i], g_cpu[i], 1e-4 * scale) << "index " << i;
+      EXPECT_NEAR(dev.last_loss(), cpu.last_loss(), 1e-4 * std::max(1.0, cpu.last_loss()));
+      cpu.apply_gradient(g_cpu);
+      dev.apply_gradient(g_cpu);  // keep both on the same parameters
+    }
+  }
+}
+
+TEST(Gpu, NcclAllreduceSumsExactlyOnWorldAndGroups) {
+  QUORUM_REQUIRE_GPU();
+  gpu::select_device(MPI_COMM_WORLD);
+  testing::MpiHarnessOptions o;
+  o.settings.native_allreduce = false;  // the harness's MPI allreduce is replaced by NCCL below
+  const auto r = testing::run_on_ranks(
+      [](Comm& comm) {
+        auto& rt = dynamic_cast<mpi::MpiComm&>(comm).runtime();
+        rt.set_native(gpu::make_nccl_allreduce(rt.world().collectives(), true, 2));
+        nlohmann::json ok = nlohmann::json::array();
+        const int p = comm.size();
+        std::vector<Group> groups = {Group::world(p), Group{{0, p - 1}}, Group{{p - 1, 1, 0}}};
+        for (int round = 0; round < 3; ++round)
+          for (const Group& g : groups) {
+            if (!g.contains(comm.rank())) continue;
+            std::vector<float> v(1000, static_cast<float>(comm.rank() + round));
+            allreduce_sum(comm, g, v, 1e6, AllreduceOptions{});
+            float want = 0;
+            for (int m : g.members) want += static_cast<float>(m + round);
+            ok.push_back(v[0] == want && v[999] == want);
+          }
+        rt.set_native(nullptr);
+        return ok;
+      },
+      o);
+  ASSERT_TRUE(r.ok) << r.error;
+  for (const auto& rank : r.per_rank)
+    for (const auto& ok : rank) EXPECT_TRUE(ok.get<bool>());
+}
+
+TEST(Gpu, AllreduceSgdOnTheGpuMatchesTheCpuRun) {
+  QUORUM_REQUIRE_GPU();
+  nlohmann::json json = {{"name", "gpu-test"},
+                         {"seed", 4},
+                         {"platform", {{"name", "localhost"}, {"nodes", testing::mpi_size()}}},
+                         {"workload", {{"profile", "hyperplane"}, {"iterations", 10},
+                                       {"compute", {{"kind", "constant"}, {"seconds", 0.001}}}}},
+                         {"algorithm", {{"name", "allreduce"}}},
+                         {"math", {{"model", "hyperplane"}, {"batch", 32}, {"dim", 128}, {"train_size", 2048},
+                                   {"test_size", 256}, {"lr", 0.02}}},
+                         {"output", {{"progress", false}}}};
+  const auto cpu = mpi::run_scenario_mpi(parse_scenario(json, ""), "");
+  json["mpi"] = {{"device", "gpu"}};
+  const auto gpu_run = mpi::run_scenario_mpi(parse_scenario(json, ""), "");
+  if (testing::mpi_rank() != 0) return;
+  for (std::size_t r = 0; r < cpu.final_params.size(); ++r)
+    for (std::size_t i = 0; i < cpu.final_params[r].size(); ++i)
+      EXPECT_NEAR(gpu_run.final_params[r][i], cpu.final_params[r][i],
+                  1e-4 * std::max(1.0f, std::abs(cpu.final_params[r][i])));
+}
+
+}  // namespace quorum

@@ -1,0 +1,273 @@
+// The MPI backend's point-to-point semantics (Comm.hpp's contract, as the SimGrid backend's CommTest checks it):
+// payloads of every size, per-triple order, any-source matching, fire-and-forget, cancel, wait_any over mixed
+// requests; and compute(): emulated and real step times, injected delays.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sim/model/ComputeModel.hpp"
+#include "tests/mpi/MpiHarness.hpp"
+
+namespace quorum {
+
+using testing::run_on_ranks;
+
+namespace {
+
+const Tag kData = tags::make(Channel::Benchmark, 11);
+const Tag kOrder = tags::make(Channel::Benchmark, 12);
+const Tag kAny = tags::make_any_source(Channel::Benchmark, 13);
+const Tag kLate = tags::make(Channel::Benchmark, 14);
+const Tag kControl = tags::make(Channel::Control, 1);
+
+// A payload whose content says who sent it and which one it is.
+Payload make_payload(int src, int k, std::size_t values, std::size_t ints) {
+  Payload p;
+  for (std::size_t i = 0; i < values; ++i) p.values.push_back(static_cast<float>(src * 1000 + k) + 0.25f * static_cast<float>(i));
+  for (std::size_t i = 0; i < ints; ++i) p.ints.push_back(std::int64_t{src} << 40 | std::int64_t{k} << 20 | static_cast<std::int64_t>(i));
+  return p;
+}
+
+bool payload_matches(const Payload& p, int src, int k, std::size_t values, std::size_t ints) {
+  const Payload want = make_payload(src, k, values, ints);
+  return p.values == want.values && p.ints == want.ints;
+}
+
+struct Shape {
+  std::size_t values, ints;
+  double logical_bytes;
+};
+// Empty; inline in the header; just past the inline limit; large; padded to a logical size; both.
+const std::vector<Shape> kShapes = {{0, 0, 0},  {3, 2, 20},     {40, 10, 0},       {100000, 5, 0},
+                                    {5, 0, 1e6}, {0, 0, 3e5}, {20000, 3, 2e6}};
+
+}  // namespace
+
+TEST(PointToPoint, PayloadsOfEverySizeArriveIntact) {
+  const auto r = run_on_ranks([](Comm& comm) {
+    const int right = (comm.rank() + 1) % comm.size(), left = (comm.rank() + comm.size() - 1) % comm.size();
+    std::vector<RequestPtr> receives, sends;
+    for (std::size_t k = 0; k < kShapes.size(); ++k) receives.push_back(comm.irecv(left, kData));
+    for (std::size_t k = 0; k < kShapes.size(); ++k)
+      sends.push_back(comm.isend(right, kData, make_payload(comm.rank(), static_cast<int>(k), kShapes[k].values,
+                                                            kShapes[k].ints),
+                                 kShapes[k].logical_bytes));
+    comm.wait_all(sends);
+    comm.wait_all(receives);
+    nlohmann::json ok = nlohmann::json::array();
+    for (std::size_t k = 0; k < kShapes.size(); ++k) {
+      const Message m = comm.take(receives[k]);
+      ok.push_back(m.source == left && m.tag == kData &&
+                   payload_matches(m.payload, left, static_cast<int>(k), kShapes[k].values, kShapes[k].ints));
+    }
+    return ok;
+  });
+  ASSERT_TRUE(r.ok) << r.error;
+  for (const auto& rank : r.per_rank)
+    for (const auto& ok : rank) EXPECT_TRUE(ok.get<bool>());
+}
+
+TEST(PointToPoint, MessagesOfOneTripleArriveInSendOrder) {
+  const auto r = run_on_ranks([](Comm& comm) {
+    const int right = (comm.rank() + 1) % comm.size(), left = (comm.rank() + comm.size() - 1) % comm.size();
+    constexpr int kCount = 150;
+    std::vector<RequestPtr> receives, sends;
+    for (int k = 0; k < kCount; ++k) receives.push_back(comm.irecv(left, kOrder));
+    // Sizes alternate between inline and data messages, so the two paths must keep the order between them.
+    for (int k = 0; k < kCount; ++k)
+      sends.push_back(comm.isend(right, kOrder, make_payload(comm.rank(), k, k % 3 == 0 ? 5000 : 1, 1), 0));
+    comm.wait_all(receives);
+    comm.wait_all(sends);
+    std::vector<std::int64_t> order;
+    for (auto& rq : receives) order.push_back(comm.take(rq).payload.ints.at(0) >> 20 & 0xFFFFF);
+    return nlohmann::json(order);
+  });
+  ASSERT_TRUE(r.ok) << r.error;
+  for (const auto& rank : r.per_rank) {
+    const auto order = rank.get<std::vector<std::int64_t>>();
+    for (std::size_t k = 0; k < order.size(); ++k) EXPECT_EQ(order[k], static_cast<std::int64_t>(k));
+  }
+}
+
+TEST(PointToPoint, AnySourceReceivesKeepEachSendersOrder) {
+  constexpr int kPerSender = 25;
+  const auto r = run_on_ranks([](Comm& comm) {
+    nlohmann::json seen = nlohmann::json::object();
+    if (comm.rank() == 0) {
+      std::vector<RequestPtr> receives;
+      for (int i = 0; i < kPerSender * (comm.size() - 1); ++i) receives.push_back(comm.irecv(kAnySource, kAny));
+      std::map<int, std::vector<std::int64_t>> by_source;
+      for (auto& rq : receives) {
+        comm.wait(rq);
+        const Message m = comm.take(rq);
+        by_source[m.source].push_back(m.payload.ints.at(0));
+      }
+      for (const auto& [src, ks] : by_source) seen[std::to_string(src)] = ks;
+    } else {
+      std::vector<RequestPtr> sends;
+      for (int k = 0; k < kPerSender; ++k) sends.push_back(comm.isend(0, kAny, {{}, {k}}, 8));
+      comm.wait_all(sends);
+    }
+    return seen;
+  });
+  ASSERT_TRUE(r.ok) << r.error;
+  const auto& seen = r.per_rank[0];
+  ASSERT_EQ(seen.size(), static_cast<std::size_t>(testing::mpi_size() - 1));
+  for (const auto& [src, ks] : seen.items()) {
+    const auto v = ks.get<std::vector<std::int64_t>>();
+    ASSERT_EQ(v.size(), static_cast<std::size_t>(kPerSender)) << "from rank " << src;
+    for (int k = 0; k < kPerSender; ++k) EXPECT_EQ(v[static_cast<std::size_t>(k)], k) << "from rank " << src;
+  }
+}
+
+TEST(PointToPoint, AnySourceFlagAndRanksAreChecked) {
+  const auto r = run_on_ranks([](Comm& comm) {
+    int refused = 0;
+    try {
+      comm.irecv(kAnySource, kData);
+    } catch (const std::logic_error&) {
+      ++refused;
+    }
+    try {
+      comm.irecv(0, kAny);
+    } catch (const std::logic_error&) {
+      ++refused;
+    }
+    try {
+      comm.isend(comm.size(), kData, {}, 0);
+    } catch (const std::logic_error&) {
+      ++refused;
+    }
+    return refused;
+  });
+  ASSERT_TRUE(r.ok) << r.error;
+  for (const auto& n : r.per_rank) EXPECT_EQ(n.get<int>(), 3);
+}
+
+TEST(PointToPoint, CancelledAndDroppedReceivesDoNotTakeLaterMessages) {
+  const auto r = run_on_ranks([](Comm& comm) {
+    const int right = (comm.rank() + 1) % comm.size(), left = (comm.rank() + comm.size() - 1) % comm.size();
+    // Withdraw one receive explicitly and drop another while pending; neither may swallow the message sent later.
+    auto cancelled = comm.irecv(left, kLate);
+    comm.cancel(cancelled);
+    const bool test_after_cancel = comm.test(cancelled);
+    bool take_refused = false;
+    try {
+      comm.take(cancelled);
+    } catch (const std::logic_error&) {
+      take_refused = true;
+    }
+    comm.irecv(left, kLate).reset();
+    // Tell the left neighbour it may send now, then receive what it sends.
+    comm.send(left, kControl, {}, 0);
+    comm.recv(right, kControl);
+    comm.send(right, kLate, {{}, {42}}, 0);
+    const Message m = comm.recv(left, kLate);
+    return nlohmann::json{test_after_cancel, take_refused, m.payload.ints.at(0)};
+  });
+  ASSERT_TRUE(r.ok) << r.error;
+  for (const auto& v : r.per_rank) {
+    EXPECT_TRUE(v[0].get<bool>());
+    EXPECT_TRUE(v[1].get<bool>());
+    EXPECT_EQ(v[2].get<int>(), 42);
+  }
+}
+
+TEST(PointToPoint, PostedMessageIsDeliveredToALaterReceive) {
+  const auto r = run_on_ranks([](Comm& comm) {
+    const int right = (comm.rank() + 1) % comm.size(), left = (comm.rank() + comm.size() - 1) % comm.size();
+    comm.post(right, kLate, make_payload(comm.rank(), 7, 3000, 2), 4e5);  // a data message, padded
+    comm.post(comm.rank(), kControl, {{}, {comm.rank()}}, 0);              // to itself
+    comm.sleep_for(0.02);
+    const Message m = comm.recv(left, kLate);
+    const Message self = comm.recv(comm.rank(), kControl);
+    return nlohmann::json{payload_matches(m.payload, left, 7, 3000, 2), self.payload.ints.at(0) == comm.rank()};
+  });
+  ASSERT_TRUE(r.ok) << r.error;
+  for (const auto& v : r.per_rank) {
+    EXPECT_TRUE(v[0].get<bool>());
+    EXPECT_TRUE(v[1].get<bool>());
+  }
+}
+
+TEST(PointToPoint, WaitAnyOverMixedSendsAndReceivesReturnsEachOnce) {
+  const auto r = run_on_ranks([](Comm& comm) {
+    const int right = (comm.rank() + 1) % comm.size(), left = (comm.rank() + comm.size() - 1) % comm.size();
+    std::vector<RequestPtr> pending = {comm.irecv(left, kData), comm.isend(right, kData, make_payload(comm.rank(), 1, 50000, 0), 0),
+                                       comm.irecv(right, kOrder), comm.isend(left, kOrder, {{}, {comm.rank()}}, 0)};
+    std::vector<int> completed;
+    std::vector<RequestPtr> live = pending;
+    std::vector<int> index = {0, 1, 2, 3};
+    while (!live.empty()) {
+      const std::size_t i = comm.wait_any(live);
+      completed.push_back(index[i]);
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+      index.erase(index.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    // With everything complete, wait_any returns the lowest index.
+    const std::size_t lowest = comm.wait_any(pending);
+    const bool data_ok = payload_matches(comm.take(pending[0]).payload, left, 1, 50000, 0);
+    const bool order_ok = comm.take(pending[2]).payload.ints.at(0) == right;
+    std::sort(completed.begin(), completed.end());
+    return nlohmann::json{completed, lowest, data_ok, order_ok};
+  });
+  ASSERT_TRUE(r.ok) << r.error;
+  for (const auto& v : r.per_rank) {
+    EXPECT_EQ(v[0].get<std::vector<int>>(), (std::vector<int>{0, 1, 2, 3}));
+    EXPECT_EQ(v[1].get<int>(), 0);
+    EXPECT_TRUE(v[2].get<bool>());
+    EXPECT_TRUE(v[3].get<bool>());
+  }
+}
+
+TEST(Compute, EmulatedStepsTakeAtLeastTheModelledTimeAndRunTheMath) {
+  testing::MpiHarnessOptions o;
+  o.compute_s = 0.01;
+  o.imbalance.kind = "random_delay";
+  o.imbalance.ranks = 1;
+  o.imbalance.delay_s = 0.02;
+  o.seed = 5;
+  const auto r = run_on_ranks(
+      [](Comm& comm) {
+        nlohmann::json steps = nlohmann::json::array();
+        for (int step = 0; step < 6; ++step) {
+          int ran = 0;
+          const double charged = comm.compute(step, [&] { ++ran; });
+          steps.push_back({charged, ran});
+        }
+        return steps;
+      },
+      o);
+  ASSERT_TRUE(r.ok) << r.error;
+  Distribution c;
+  c.value = o.compute_s;
+  const ComputeModel model(c, StragglerModel(o.imbalance, testing::mpi_size(), o.seed), o.seed);
+  for (std::size_t rank = 0; rank < r.per_rank.size(); ++rank)
+    for (std::size_t step = 0; step < 6; ++step) {
+      const auto& s = r.per_rank[rank][step];
+      EXPECT_EQ(s[1].get<int>(), 1);
+      EXPECT_GE(s[0].get<double>(), model.duration(static_cast<int>(rank), static_cast<std::int64_t>(step)) - 1e-6)
+          << "rank " << rank << " step " << step;
+    }
+}
+
+TEST(Compute, RealModeChargesTheMathAndOnlyTheInjectedDelay) {
+  testing::MpiHarnessOptions o;
+  o.compute_s = 30;  // the profile's step time: never slept in real mode
+  o.settings.compute = "real";
+  o.imbalance.kind = "linear_skew";
+  o.imbalance.step_s = 0.01;
+  const auto r = run_on_ranks(
+      [](Comm& comm) {
+        const double charged = comm.compute(0, [] {});
+        return charged;
+      },
+      o);
+  ASSERT_TRUE(r.ok) << r.error;
+  for (std::size_t rank = 0; rank < r.per_rank.size(); ++rank) {
+    EXPECT_GE(r.per_rank[rank].get<double>(), 0.01 * static_cast<double>(rank) - 1e-6);
+    EXPECT_LT(r.per_rank[rank].get<double>(), 10.0);  // the 30 s profile time was not slept
+  }
+}
+
+}  // namespace quorum

@@ -1,0 +1,130 @@
+// The MPI driver end to end, in-process on the job's ranks: Allreduce-SGD and local SGD on the real backend (replicas
+// identical, records of every rank gathered, summary in the simulator's format), the records' round trip, the
+// calibration's fit and a quick calibration.
+#include <gtest/gtest.h>
+
+#include "tests/mpi/MpiHarness.hpp"
+#include "validation/calibrate/Calibration.hpp"
+#include "validation/mpi/MpiRun.hpp"
+#include "validation/mpi/RankRecord.hpp"
+
+namespace quorum {
+
+namespace {
+
+nlohmann::json hyperplane_scenario(const std::string& algorithm, int ranks, int iterations) {
+  return {{"name", "mpi-run-test"},
+          {"seed", 3},
+          {"platform", {{"name", "localhost"}, {"nodes", ranks}}},
+          {"workload", {{"profile", "hyperplane"}, {"iterations", iterations},
+                        {"compute", {{"kind", "constant"}, {"seconds", 0.002}}}}},
+          {"imbalance", {{"kind", "random_delay"}, {"ranks", 1}, {"delay_s", 0.003}}},
+          {"algorithm", {{"name", algorithm}}},
+          {"math", {{"model", "hyperplane"}, {"batch", 16}, {"dim", 32}, {"train_size", 1024}, {"test_size", 256},
+                    {"lr", 0.02}, {"eval_every", 4}}},
+          {"mpi", {{"timeout_s", 60}}},
+          {"output", {{"progress", false}}}};
+}
+
+}  // namespace
+
+TEST(MpiRun, AllreduceSgdKeepsReplicasIdenticalAndWritesTheSimulatorsSummary) {
+  for (const bool native : {true, false}) {
+    SCOPED_TRACE(native ? "native MPI allreduce" : "point-to-point ring");
+    auto json = hyperplane_scenario("allreduce", testing::mpi_size(), 12);
+    json["mpi"]["native_allreduce"] = native;
+    const Scenario s = parse_scenario(json, "");
+    const auto out = mpi::run_scenario_mpi(s, "");
+    if (testing::mpi_rank() != 0) continue;
+    ASSERT_EQ(out.final_params.size(), static_cast<std::size_t>(testing::mpi_size()));
+    for (const auto& p : out.final_params) EXPECT_EQ(p, out.final_params[0]);
+    const auto& j = out.summary;
+    EXPECT_EQ(j["backend"], "mpi");
+    EXPECT_EQ(j["ranks"], testing::mpi_size());
+    EXPECT_GT(j["throughput_steps_per_s"].get<double>(), 0);
+    EXPECT_LT(j["final_loss"].get<double>(), j["initial_loss"].get<double>());
+    EXPECT_EQ(j["evaluations"].size(), 4u);  // initial + after steps 4, 8, 12
+    EXPECT_TRUE(j["mpi"]["native_allreduce"].is_null() != native);
+  }
+}
+
+TEST(MpiRun, LocalSgdAveragesOnlyAtSyncPoints) {
+  auto json = hyperplane_scenario("local_sgd", testing::mpi_size(), 10);
+  json["algorithm"]["tau"] = 4;  // last average after step 8, then 2 local steps
+  auto out = mpi::run_scenario_mpi(parse_scenario(json, ""), "");
+  if (testing::mpi_rank() == 0) {
+    EXPECT_NE(out.final_params[1], out.final_params[0]);
+  }
+  json["workload"]["iterations"] = 8;
+  out = mpi::run_scenario_mpi(parse_scenario(json, ""), "");
+  if (testing::mpi_rank() == 0) {
+    for (const auto& p : out.final_params) EXPECT_EQ(p, out.final_params[0]);
+  }
+}
+
+TEST(MpiRun, RankMismatchIsABadScenarioOnEveryRank) {
+  auto json = hyperplane_scenario("allreduce", testing::mpi_size() + 1, 2);
+  const Scenario s = parse_scenario(json, "");
+  try {
+    mpi::run_scenario_mpi(s, "");
+    FAIL() << "expected a ScenarioError";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.field(), "platform.nodes");
+  }
+}
+
+TEST(MpiRun, RankRecordsRoundTripIntoOneRecorder) {
+  RunRecorder rec("x", 2, 3, false);
+  rec.step_done({1, 0, 0.5, 0.25, 0.125, 0.0625});
+  rec.sample(1, "nap", 3);
+  rec.sample(1, "nap", 5);
+  rec.histogram(1, "staleness", 2);
+  rec.table_row("groups", {{"step", 0}, {"member", 1}});
+  const auto j = mpi::encode_rank_record(rec, 1, {1.5f, -2.25f}, {{"x", 1}});
+  const auto bytes = nlohmann::json::to_cbor(j);
+  RunRecorder merged("x", 2, 3, false);
+  merged.sample(0, "nap", 1);
+  std::vector<std::vector<float>> params;
+  const auto backend = mpi::merge_rank_record(nlohmann::json::from_cbor(bytes), merged, params);
+  EXPECT_EQ(backend["x"], 1);
+  ASSERT_EQ(merged.steps().size(), 1u);
+  EXPECT_EQ(merged.steps()[0].wait_s, 0.0625);
+  EXPECT_EQ(merged.metrics().at("nap").count, 3);
+  EXPECT_EQ(merged.metrics().at("nap").sum, 9);
+  EXPECT_EQ(merged.metrics().at("nap").min, 1);
+  EXPECT_EQ(merged.histograms().at("staleness").at(2), 1);
+  EXPECT_EQ(merged.tables().at("groups").rows.size(), 1u);
+  EXPECT_EQ(params.at(0), (std::vector<float>{1.5f, -2.25f}));
+}
+
+TEST(Calibration, AlphaBetaFitRecoversLatencyAndBandwidth) {
+  std::vector<std::pair<double, double>> points;
+  for (double bytes : {4096.0, 65536.0, 1048576.0, 16777216.0}) points.emplace_back(bytes, 20e-6 + bytes / 5e9);
+  const auto fit = calibration::fit_alpha_beta(points);
+  EXPECT_NEAR(fit.bandwidth_Bps, 5e9, 5e9 * 1e-6);
+  EXPECT_NEAR(fit.latency_s, 20e-6, 1e-9);
+}
+
+TEST(Calibration, QuickCalibrationMeasuresEveryFigure) {
+  calibration::CalibrationOptions o;
+  o.sizes = {65536, 1 << 20};
+  o.latency_round_trips = 20;
+  o.seconds_per_size = 0.01;
+  o.proxy_steps = 3;
+  MathConfig proxy;
+  proxy.model = "hyperplane";
+  proxy.batch = 32;
+  proxy.hyperplane.dim = 64;
+  proxy.hyperplane.train_size = 1024;
+  proxy.hyperplane.test_size = 128;
+  o.proxy = proxy;
+  const auto j = calibration::calibrate(o);
+  if (testing::mpi_rank() != 0) return;
+  EXPECT_GT(j["latency_s"].get<double>(), 0);
+  EXPECT_GT(j["bandwidth_Bps"].get<double>(), 0);
+  EXPECT_GT(j["proxy_step_s"].get<double>(), 0);
+  EXPECT_EQ(j["ranks"], testing::mpi_size());
+  EXPECT_EQ(j["pairs"].size(), 1u);  // one host: the same-host pair only
+}
+
+}  // namespace quorum

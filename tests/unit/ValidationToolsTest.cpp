@@ -1,0 +1,38 @@
+// quorum validate's comparison of summaries and its launcher command lines.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "validation/validate/Comparison.hpp"
+#include "validation/validate/Launcher.hpp"
+
+namespace quorum {
+
+TEST(ValidationTools, RowsCompareThroughputAndWait) {
+  const nlohmann::json measured = {{"throughput_steps_per_s", 2.0}, {"mean_wait_s", 0.25}};
+  const nlohmann::json predicted = {{"throughput_steps_per_s", 2.1}, {"mean_wait_s", 0.2}};
+  const auto row = validation::compare_summaries("allreduce", measured, predicted);
+  EXPECT_NEAR(row.relative_error, 0.05, 1e-12);
+  EXPECT_NEAR(row.wait_error_s, -0.05, 1e-12);
+  const auto j = validation::row_json(row);
+  for (const char* key : {"algorithm", "measured_steps_per_s", "predicted_steps_per_s", "relative_error",
+                          "measured_mean_wait_s", "predicted_mean_wait_s"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  const std::string table = validation::format_validation_table({row});
+  EXPECT_NE(table.find("+5.00%"), std::string::npos) << table;
+}
+
+TEST(ValidationTools, LaunchersGetTheRankCount) {
+  const auto local = validation::local_launcher(8);
+  EXPECT_EQ(local.front(), "mpirun");
+  EXPECT_EQ(local.back(), "8");
+  EXPECT_NE(std::find(local.begin(), local.end(), "--oversubscribe"), local.end());
+  EXPECT_EQ(std::find(local.begin(), local.end(), "--allow-run-as-root") != local.end(), ::geteuid() == 0);
+  EXPECT_EQ(validation::parse_launcher("srun -n {np} --mpi=pmix", 16),
+            (std::vector<std::string>{"srun", "-n", "16", "--mpi=pmix"}));
+  EXPECT_EQ(validation::parse_launcher("mpirun --hostfile hosts", 4),
+            (std::vector<std::string>{"mpirun", "--hostfile", "hosts", "-np", "4"}));
+}
+
+}  // namespace quorum

@@ -1,0 +1,310 @@
+#include "validation/calibrate/Calibration.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <map>
+
+#include "algorithms/collectives/SyncAllreduce.hpp"
+#include "kernels/Trainer.hpp"
+#include "kernels/data/FashionMnist.hpp"
+#include "sim/model/Distribution.hpp"
+#include "sim/model/StragglerModel.hpp"
+#include "sim/model/Version.hpp"
+#include "validation/mpi/MpiAllreduce.hpp"
+#include "validation/mpi/MpiComm.hpp"
+#include "validation/mpi/MpiEnvironment.hpp"
+#include "validation/mpi/MpiError.hpp"
+
+namespace quorum::calibration {
+
+namespace {
+
+using mpi::MpiComm;
+using mpi::RankRuntime;
+
+const Tag kPingTag = tags::make(Channel::Benchmark, 1);
+const Tag kPongTag = tags::make(Channel::Benchmark, 2);
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Waits for every rank without spinning (idle ranks must not steal the CPU from the ones measuring).
+void quiet_barrier(RankRuntime& rt) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  mpi::check(MPI_Ibarrier(rt.world().control(), &r), "MPI_Ibarrier");
+  rt.engine()->wait(rt.engine()->track(r));
+}
+
+// Median one-way time of messages of `bytes` (padding, no payload) between a and b; only a and b call it.
+double ping_pong(MpiComm& comm, int a, int b, double bytes, int round_trips) {
+  const bool initiator = comm.rank() == a;
+  const int peer = initiator ? b : a;
+  std::vector<double> times;
+  const int warmup = std::max(2, round_trips / 10);
+  for (int i = 0; i < warmup + round_trips; ++i) {
+    const double t0 = comm.now();
+    if (initiator) {
+      comm.send(peer, kPingTag, {}, bytes);
+      comm.recv(peer, kPongTag);
+    } else {
+      comm.recv(peer, kPingTag);
+      comm.send(peer, kPongTag, {}, bytes);
+    }
+    if (i >= warmup) times.push_back((comm.now() - t0) / 2);
+  }
+  return median(times);
+}
+
+nlohmann::json measure_pair(MpiComm& comm, int a, int b, bool same_host, const CalibrationOptions& o) {
+  nlohmann::json pair = {{"ranks", {a, b}}, {"same_host", same_host}};
+  const bool member = comm.rank() == a || comm.rank() == b;
+  double latency = 0;
+  std::vector<std::pair<double, double>> points;
+  nlohmann::json sizes = nlohmann::json::array();
+  if (member) {
+    latency = ping_pong(comm, a, b, 0, o.latency_round_trips);
+    for (double bytes : o.sizes) {
+      // A first round trip sizes the number of repetitions to the time budget; both sides compute the same count
+      // from the initiator's estimate, which it sends along.
+      double estimate = ping_pong(comm, a, b, bytes, 1);
+      if (comm.rank() == a) comm.send(b, kPingTag, {{}, {static_cast<std::int64_t>(estimate * 1e9)}}, 0);
+      else estimate = static_cast<double>(comm.recv(a, kPingTag).payload.ints.at(0)) * 1e-9;
+      const int reps = std::clamp(static_cast<int>(o.seconds_per_size / std::max(2 * estimate, 1e-6)), 3, 200);
+      const double one_way = ping_pong(comm, a, b, bytes, reps);
+      points.emplace_back(bytes, one_way);
+      sizes.push_back({{"bytes", bytes}, {"one_way_s", one_way}, {"round_trips", reps}});
+    }
+  }
+  const AlphaBeta fit = fit_alpha_beta(points);
+  pair["latency_s"] = latency;
+  pair["bandwidth_Bps"] = fit.bandwidth_Bps;
+  pair["fit_intercept_s"] = fit.latency_s;
+  pair["sizes"] = sizes;
+  return pair;
+}
+
+// Brings rank a's JSON to rank 0 (control communicator).
+nlohmann::json to_rank0(MPI_Comm control, int rank, int a, const nlohmann::json& value) {
+  if (a == 0) return value;
+  if (rank == a) {
+    const auto bytes = nlohmann::json::to_cbor(value);
+    mpi::check(MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, 0, 1, control), "MPI_Send");
+  } else if (rank == 0) {
+    MPI_Status status;
+    mpi::check(MPI_Probe(a, 1, control, &status), "MPI_Probe");
+    int count = 0;
+    MPI_Get_count(&status, MPI_BYTE, &count);
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(count));
+    mpi::check(MPI_Recv(bytes.data(), count, MPI_BYTE, a, 1, control, MPI_STATUS_IGNORE), "MPI_Recv");
+    return nlohmann::json::from_cbor(bytes);
+  }
+  return nullptr;
+}
+
+std::shared_ptr<const MathSetup> default_proxy(std::uint64_t seed) {
+  MathConfig c;
+  std::string why;
+  if (fashion_mnist_available(c.dataset_dir, &why)) {
+    c.model = "softmax";
+    c.batch = 128;
+  } else {
+    c.model = "hyperplane";
+    c.batch = 2048;
+  }
+  return make_math_setup(c, seed);
+}
+
+// Median time of one local step of the proxy on this rank.
+double proxy_step_time(Trainer& trainer, int steps, RankRuntime& rt) {
+  std::vector<double> times;
+  for (int i = 0; i < 3 + steps; ++i) {
+    const double t0 = rt.now();
+    trainer.local_step(i);
+    if (i >= 3) times.push_back(rt.now() - t0);
+  }
+  return median(times);
+}
+
+}  // namespace
+
+AlphaBeta fit_alpha_beta(const std::vector<std::pair<double, double>>& points) {
+  AlphaBeta r;
+  // Small messages are latency-bound and would pull the slope around: fit on 64 KiB and up when there are enough.
+  std::vector<std::pair<double, double>> use;
+  for (const auto& p : points)
+    if (p.first >= 65536) use.push_back(p);
+  if (use.size() < 2) use = points;
+  if (use.empty()) return r;
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const auto& [x, y] : use) {
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+  }
+  const double n = static_cast<double>(use.size());
+  const double denominator = n * sxx - sx * sx;
+  const double slope = denominator > 0 ? (n * sxy - sx * sy) / denominator : 0;
+  if (slope > 0) {
+    r.bandwidth_Bps = 1.0 / slope;
+    r.latency_s = (sy - slope * sx) / n;
+  } else {  // no usable trend: the largest message's average rate
+    const auto& last = *std::max_element(use.begin(), use.end());
+    r.bandwidth_Bps = last.second > 0 ? last.first / last.second : 0;
+  }
+  return r;
+}
+
+nlohmann::json calibrate(const CalibrationOptions& o) {
+  mpi::MpiWorld world;
+  if (world.size() < 2) throw mpi::MpiError("quorum calibrate needs at least 2 ranks (mpirun -np 2 or more)");
+  MpiSettings settings;  // message_bytes = logical: the padding makes the message sizes
+  settings.timeout_s = 600;
+  StragglerSpec none;
+  Distribution zero;
+  RankRuntime rt(world, ComputeModel(zero, StragglerModel(none, world.size(), o.seed), o.seed), settings);
+  rt.set_native(std::make_unique<mpi::MpiAllreduce>(world.collectives(), true));
+  MpiComm comm(rt, "calibrate");
+  const int rank = rt.rank();
+
+  // Where every rank runs.
+  const std::string host = mpi::MpiEnvironment::processor_name();
+  std::vector<char> names(static_cast<std::size_t>(world.size()) * MPI_MAX_PROCESSOR_NAME, '\0');
+  std::vector<char> mine(MPI_MAX_PROCESSOR_NAME, '\0');
+  std::copy(host.begin(), host.end(), mine.begin());
+  mpi::check(MPI_Allgather(mine.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME,
+                           MPI_CHAR, world.control()),
+             "MPI_Allgather (host names)");
+  std::vector<std::string> hosts;
+  for (int r = 0; r < world.size(); ++r) hosts.emplace_back(names.data() + static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME);
+  rt.start_clock();
+
+  // Pairs: the first two ranks sharing a host, and rank 0 with the first rank elsewhere.
+  std::vector<std::tuple<int, int, bool>> pairs;
+  for (int a = 0; a < world.size() && pairs.empty(); ++a)
+    for (int b = a + 1; b < world.size(); ++b)
+      if (hosts[static_cast<std::size_t>(a)] == hosts[static_cast<std::size_t>(b)]) {
+        pairs.emplace_back(a, b, true);
+        break;
+      }
+  for (int b = 1; b < world.size(); ++b)
+    if (hosts[static_cast<std::size_t>(b)] != hosts[0]) {
+      pairs.emplace_back(0, b, false);
+      break;
+    }
+  nlohmann::json pair_results = nlohmann::json::array();
+  for (const auto& [a, b, same] : pairs) {
+    const nlohmann::json p = to_rank0(world.control(), rank, a, measure_pair(comm, a, b, same, o));
+    if (rank == 0) pair_results.push_back(p);
+    quiet_barrier(rt);
+  }
+
+  // Every rank at once: each sends to its right neighbour and receives from its left, which is what a ring
+  // collective does. On one machine the copies share the memory system (and, with more ranks than cores, the CPU),
+  // so the aggregate rate is far below ranks x the pair bandwidth; the platform models it as a shared link.
+  nlohmann::json exchanges = nlohmann::json::array();
+  double aggregate = 0;
+  for (double bytes : {1048576.0, 4194304.0}) {
+    const int p = world.size(), right = (rank + 1) % p, left = (rank + p - 1) % p;
+    std::vector<double> times;
+    for (int i = 0; i < 8; ++i) {
+      quiet_barrier(rt);
+      const double t0 = rt.now();
+      auto in = comm.irecv(left, kPingTag);
+      auto out = comm.isend(right, kPingTag, {}, bytes);
+      comm.wait(out);
+      comm.wait(in);
+      comm.take(in);
+      double elapsed = rt.now() - t0, slowest = 0;
+      MPI_Allreduce(&elapsed, &slowest, 1, MPI_DOUBLE, MPI_MAX, world.control());
+      if (i >= 2) times.push_back(slowest);
+    }
+    const double t = median(times);
+    const double rate = static_cast<double>(world.size()) * bytes / t;
+    aggregate = std::max(aggregate, rate);
+    exchanges.push_back({{"bytes_per_rank", bytes}, {"seconds", t}, {"aggregate_Bps", rate}});
+  }
+
+  // Native allreduce over all ranks, for reference (the simulator models the algorithms' point-to-point version).
+  nlohmann::json allreduce = nlohmann::json::array();
+  for (double bytes : {4096.0, 4194304.0}) {
+    std::vector<float> data;
+    std::vector<double> times;
+    for (int i = 0; i < 12; ++i) {
+      quiet_barrier(rt);
+      const double t0 = rt.now();
+      rt.native()->allreduce_sum(comm, data, Group::world(world.size()), bytes, Channel::Benchmark);
+      if (i >= 2) times.push_back(rt.now() - t0);
+    }
+    allreduce.push_back({{"bytes", bytes}, {"seconds", median(times)}});
+  }
+
+  // Sleep precision (emulated compute is a sleep), all ranks at once.
+  double overshoot = 0;
+  for (int i = 0; i < 20; ++i) {
+    const double target = rt.now() + 0.005;
+    rt.sleep_until(target);
+    overshoot += rt.now() - target;
+  }
+  overshoot /= 20;
+  double overshoot_sum = 0;
+  MPI_Reduce(&overshoot, &overshoot_sum, 1, MPI_DOUBLE, MPI_SUM, 0, world.control());
+
+  // The proxy's step time: every rank at once (what a run sees), then rank 0 alone.
+  std::shared_ptr<const MathSetup> math =
+      o.proxy && o.proxy->enabled() ? make_math_setup(*o.proxy, o.seed) : default_proxy(o.seed);
+  Trainer trainer(math, rank, world.size());
+  quiet_barrier(rt);
+  const double concurrent = proxy_step_time(trainer, o.proxy_steps, rt);
+  std::vector<double> all(static_cast<std::size_t>(world.size()));
+  MPI_Gather(&concurrent, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, world.control());
+  quiet_barrier(rt);
+  double solo = 0;
+  if (rank == 0) solo = proxy_step_time(trainer, o.proxy_steps, rt);
+  quiet_barrier(rt);
+
+  nlohmann::json out;
+  if (rank == 0) {
+    // The platform figures: the inter-host pair if any, else the same-host pair.
+    const nlohmann::json* chosen = nullptr;
+    for (const auto& p : pair_results)
+      if (!p["same_host"].get<bool>()) chosen = &p;
+    if (!chosen && !pair_results.empty()) chosen = &pair_results.front();
+    std::map<std::string, int> per_host;
+    for (const auto& h : hosts) ++per_host[h];
+    char date[64];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    out = {{"latency_s", (*chosen)["latency_s"]},
+           {"bandwidth_Bps", (*chosen)["bandwidth_Bps"]},
+           {"figures_from", (*chosen)["same_host"].get<bool>() ? "same-host pair" : "inter-host pair"},
+           {"proxy_model", math->model->name() + " on " + math->train->name() + ", batch " +
+                               std::to_string(math->config.batch)},
+           {"proxy_step_s", median(all)},
+           {"proxy_step_solo_s", solo},
+           {"sleep_overshoot_s", overshoot_sum / world.size()},
+           {"aggregate_bandwidth_Bps", aggregate},
+           {"concurrent_exchange", exchanges},
+           {"native_allreduce", allreduce},
+           {"pairs", pair_results},
+           {"ranks", world.size()},
+           {"hosts", per_host},
+           {"measured_with",
+            "quorum calibrate: ping-pong through Comm (MPI backend: header + padded data message, progress thread), "
+            "one-way time = half the median round trip; bandwidth from a least-squares fit over 64 KiB and up"},
+           {"mpi_library", mpi::MpiEnvironment::library_version()},
+           {"quorum_version", kVersion},
+           {"date", date}};
+  }
+  return out;
+}
+
+}  // namespace quorum::calibration

@@ -1,0 +1,97 @@
+// quorum calibrate [--out FILE] [--scenario S [--set k=v ...]]: under mpirun, measures latency, bandwidth and the
+// proxy's step time and writes the localhost platform's calibration JSON (rank 0).
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "sim/cli/Commands.hpp"
+#include "sim/cli/ScenarioRunner.hpp"
+#include "sim/model/Results.hpp"
+#include "validation/calibrate/Calibration.hpp"
+#include "validation/cli/MpiCommands.hpp"
+#include "validation/mpi/MpiEnvironment.hpp"
+
+namespace quorum::cli {
+
+namespace {
+
+struct CalibrateOptions {
+  std::string out = "calibration.json";
+  std::string scenario;
+  std::vector<std::string> sets;
+  bool quick = false;
+};
+
+int calibrate_command(const CalibrateOptions& o) {
+  std::unique_ptr<mpi::MpiEnvironment> env;
+  try {
+    env = std::make_unique<mpi::MpiEnvironment>(nullptr, nullptr);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitFailure;
+  }
+  const bool root = env->rank() == 0;
+  if (env->size() < 2) {
+    std::cerr << "error: quorum calibrate measures between ranks: run it under mpirun with at least 2 ranks, e.g. "
+                 "scripts/mpirun-local -np 2 build/quorum calibrate\n";
+    return kExitBadInput;
+  }
+  calibration::CalibrationOptions options;
+  if (o.quick) {
+    options.sizes = {65536, 1 << 20, 4 << 20};
+    options.latency_round_trips = 100;
+    options.seconds_per_size = 0.05;
+    options.proxy_steps = 10;
+  }
+  if (!o.scenario.empty()) {
+    try {
+      nlohmann::json json = read_scenario_json(o.scenario);
+      apply_overrides(json, o.sets);
+      const auto variants = expand_algorithms(json);
+      const Scenario s =
+          parse_scenario(variants.front().json, std::filesystem::path(o.scenario).parent_path().string());
+      if (s.math.enabled()) options.proxy = s.math;
+      options.seed = s.seed;
+    } catch (const ScenarioError& e) {
+      if (root) std::cerr << "error: " << e.what() << "\n";
+      return kExitBadInput;
+    }
+  }
+  try {
+    const nlohmann::json result = calibration::calibrate(options);
+    if (root) {
+      const auto parent = std::filesystem::path(o.out).parent_path();
+      if (!parent.empty()) std::filesystem::create_directories(parent);
+      write_file_atomic(o.out, result.dump(2) + "\n");
+      std::printf("calibration on %d ranks (%s): latency %.2f us, bandwidth %.3f GB/s, proxy step %.3f ms "
+                  "(%s; alone %.3f ms), sleep overshoot %.1f us\nwritten to %s (use it as platform.calibration)\n",
+                  env->size(), result["figures_from"].get<std::string>().c_str(),
+                  result["latency_s"].get<double>() * 1e6, result["bandwidth_Bps"].get<double>() * 1e-9,
+                  result["proxy_step_s"].get<double>() * 1e3, result["proxy_model"].get<std::string>().c_str(),
+                  result["proxy_step_solo_s"].get<double>() * 1e3, result["sleep_overshoot_s"].get<double>() * 1e6,
+                  o.out.c_str());
+    }
+  } catch (const std::exception& e) {
+    mpi::abort_job("error: calibration failed on rank " + std::to_string(env->rank()) + ": " + e.what(),
+                   kExitRunFailed);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<CalibrateOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate", "Under mpirun: measure latency, bandwidth and the proxy's step time; write a localhost platform "
+                   "calibration (JSON with latency_s, bandwidth_Bps, proxy_step_s, ...)");
+  cmd->add_option("--out", options->out, "calibration file to write (default: calibration.json)");
+  cmd->add_option("--scenario", options->scenario, "take the proxy model (math) and seed from this scenario")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--set", options->sets, "override a field of --scenario")->type_name("KEY=VALUE");
+  cmd->add_flag("--quick", options->quick, "fewer sizes and repetitions (about a second)");
+  cmd->callback([options, &exit_code] { exit_code = calibrate_command(*options); });
+}
+
+}  // namespace quorum::cli

@@ -1,0 +1,143 @@
+#pragma once
+// One rank's point-to-point engine: every send, receive and native collective of all the rank's agents is an
+// Operation that a dedicated progress thread drives to completion, so that
+//   - messages move while agents compute or sleep (as SimGrid's communications do), not only when an agent happens
+//     to be inside an MPI call;
+//   - an agent blocked in wait() sleeps on a condition variable instead of spinning in MPI: on a machine with fewer
+//     cores than ranks, spinning ranks would steal the CPU from the ones doing real work;
+//   - payloads of any size are received without knowing the size in advance.
+//
+// Wire protocol (why not MPI_Improbe/MPI_Imrecv: a receive that exists only as a pending probe is not in MPI's
+// matching queue, so two receives posted on the same (source, tag) by different agents could be matched out of
+// their posting order; and a probe-based receive cannot be made to progress without polling every pending probe).
+// Each message is a fixed-size header sent with Comm's tag on the "messages" communicator, received with a plain
+// MPI_Irecv (MPI_ANY_SOURCE for any-source tags), so MPI's own queue does the matching, in order, exactly as Comm
+// specifies. Small payloads travel inside the header. Larger ones (or messages padded to their logical size) follow
+// as one data message on the "data" communicator, tagged with a sequence number unique per sender that the header
+// announces; the receiver posts that receive from the header's source as soon as the header has arrived, so the
+// pairing cannot be confused by concurrent receives. Data messages use a derived datatype over the values, the ints
+// and the padding, so nothing is copied.
+#include <mpi.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "algorithms/comm/Payload.hpp"
+
+namespace quorum::mpi {
+
+struct WireHeader {
+  static constexpr std::size_t kInlineBytes = 192;
+  std::int64_t values = 0;    // floats in the payload
+  std::int64_t ints = 0;      // control ints in the payload
+  std::int64_t padding = 0;   // bytes of padding after the payload (data message only)
+  std::int32_t data_tag = -1; // tag of the data message on the data communicator; -1: payload inline, none follows
+  std::int32_t reserved = 0;
+  unsigned char inline_bytes[kInlineBytes] = {};
+};
+
+// A send, a receive, or a tracked collective. Fields are guarded by the engine's mutex.
+class Operation {
+ public:
+  enum class Kind { Send, Receive, Collective, Custom };
+  explicit Operation(Kind k) : kind(k) {}
+
+  const Kind kind;
+  bool complete = false;   // what test() reports: finished, or (receive) withdrawn
+  bool cancelled = false;  // a withdrawn receive
+  bool taken = false;      // the received message was moved out
+  bool retired = false;    // MPI has nothing pending for it any more
+  std::string error;       // set if MPI reported a failure
+
+  int peer = -1;  // destination of a send; source of a receive (-1 until an any-source receive matched)
+  std::int32_t tag = 0;
+  WireHeader header;
+  Message message;  // the payload being sent, or the one received
+  MPI_Request header_request = MPI_REQUEST_NULL;
+  MPI_Request data_request = MPI_REQUEST_NULL;
+  MPI_Request collective_request = MPI_REQUEST_NULL;
+  std::function<bool()> poll;  // Custom: true once complete (e.g. a CUDA stream has drained)
+  bool busy = false;           // poll without pausing while this is pending
+  std::shared_ptr<void> keep_alive;  // buffers MPI may still touch (padding, scratch)
+};
+using OperationPtr = std::shared_ptr<Operation>;
+
+struct EngineStats {
+  std::int64_t sends = 0, receives = 0, data_messages = 0;
+  double bytes_sent = 0;             // wire bytes of sends (headers and data)
+  std::int64_t leftover_sends = 0;   // sends still unmatched when the run ended (fire-and-forget nobody received)
+  std::int64_t leftover_receives = 0;// receives still pending when the run ended (cancelled then)
+};
+
+class ProgressEngine {
+ public:
+  // messages/data: the communicators of MpiWorld; tag_ub: MPI_TAG_UB; poll_interval_s: the longest pause between
+  // two polls while operations are pending (the pause doubles from 1 us up to it when nothing completes).
+  ProgressEngine(MPI_Comm messages, MPI_Comm data, int tag_ub, double poll_interval_s);
+  ~ProgressEngine();
+  ProgressEngine(const ProgressEngine&) = delete;
+  ProgressEngine& operator=(const ProgressEngine&) = delete;
+
+  // pad_to_bytes: if larger than the payload, the message is padded with zeros to that many bytes on the wire.
+  OperationPtr send(int dst, std::int32_t tag, Payload payload, double pad_to_bytes);
+  OperationPtr receive(int src, std::int32_t tag);  // src may be MPI_ANY_SOURCE
+  // Completes when the (already started) non-blocking MPI request does, e.g. an MPI_Iallreduce. busy: poll without
+  // pausing while it is pending (for a collective whose members have all arrived: its internal rounds advance only
+  // when MPI is polled, and none of them shows as a completion that would shorten the pause).
+  OperationPtr track(MPI_Request request, bool busy = false);
+  // Completes once poll() returns true; poll is called from the progress thread.
+  OperationPtr track(std::function<bool()> poll);
+
+  bool test(const OperationPtr& op);
+  void wait(const OperationPtr& op);
+  std::size_t wait_any(std::span<const OperationPtr> ops);
+  // Withdraws a receive that has not completed; its message, should it match meanwhile, is discarded.
+  void cancel(const OperationPtr& op);
+  Message take(const OperationPtr& op);
+
+  // Ends the engine: cancels pending receives, stops the progress thread, and lets go of unmatched sends (their
+  // buffers are kept alive until the process exits, since MPI may still read them). Further calls throw.
+  void shutdown();
+  EngineStats stats() const;
+
+ private:
+  void loop();
+  bool progress_locked();  // one round of polling; true if anything completed
+  void start_data_receive(Operation& op, int source);
+  void finish_locked(Operation& op);
+  void add_locked(OperationPtr op);
+  void throw_if_failed(const Operation& op) const;
+  std::shared_ptr<std::vector<std::byte>> zeros_locked(std::size_t bytes);
+  std::shared_ptr<std::byte[]> scratch_locked(std::size_t bytes);
+
+  MPI_Comm messages_, data_;
+  int tag_ub_;
+  double poll_interval_s_;
+  mutable std::mutex mutex_;
+  std::condition_variable completed_, work_;
+  std::vector<OperationPtr> active_;
+  bool new_work_ = false;
+  int busy_ = 0;  // pending operations that want polling without pauses
+  bool stopping_ = false, stopped_ = false;
+  std::int32_t next_data_tag_ = 0;
+  std::shared_ptr<std::vector<std::byte>> zeros_;
+  std::shared_ptr<std::byte[]> scratch_;
+  std::size_t scratch_size_ = 0;
+  EngineStats stats_;
+  std::vector<MPI_Request> requests_;
+  std::vector<std::pair<Operation*, int>> owners_;
+  std::vector<int> indices_;
+  std::vector<MPI_Status> statuses_;
+  std::thread thread_;
+};
+
+}  // namespace quorum::mpi
