@@ -97,6 +97,7 @@ void RunRecorder::merge_snapshot(std::int64_t step, const ModelSnapshot& snapsho
   if (snap.sum.empty()) snap.sum.assign(snapshot.sum.size(), 0.0);
   if (snap.sum.size() != snapshot.sum.size()) throw std::logic_error("merge_snapshot: models of different sizes");
   for (std::size_t i = 0; i < snap.sum.size(); ++i) snap.sum[i] += snapshot.sum[i];
+  snap.sum_sq += snapshot.sum_sq;
   snap.count += snapshot.count;
   snap.time_s = std::max(snap.time_s, snapshot.time_s);
 }

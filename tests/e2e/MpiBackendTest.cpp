@@ -69,6 +69,13 @@ const std::vector<CrossBackendCase> kCrossBackendCases = {
     {"allreduce, native MPI_Allreduce", {{"name", "allreduce"}}, true, Agreement::Relative1e6},
     {"local_sgd, point-to-point ring", {{"name", "local_sgd"}, {"tau", 3}}, false, Agreement::Bitwise},
     {"local_sgd, native MPI_Allreduce", {{"name", "local_sgd"}, {"tau", 3}}, true, Agreement::Relative1e6},
+    {"dpsgd", {{"name", "dpsgd"}}, false, Agreement::Bitwise},
+    {"sgp, 2 neighbours", {{"name", "sgp"}, {"neighbors", 2}}, false, Agreement::Bitwise},
+    {"wagma, blocking groups", {{"name", "wagma"}, {"wait_avoiding", false}, {"blocking_groups", true}, {"tau", 4}},
+     false, Agreement::Bitwise},
+    {"wagma, no group averaging (local SGD)", {{"name", "wagma"}, {"wait_avoiding", false}, {"tau", 4}}, false,
+     Agreement::Bitwise},
+    {"prague, static schedule", {{"name", "prague"}, {"mode", "static"}}, false, Agreement::Bitwise},
 };
 
 }  // namespace

@@ -164,8 +164,12 @@ MpiRunOutput run_scenario_mpi(const Scenario& scenario, const std::string& out_d
   if (math->enabled() && scenario.math.eval_every > 0)
     recorder->snapshot_models([&trainer](int) { return std::span<const float>(trainer->params()); },
                               scenario.math.eval_every);
-  TrackingObserver observer(*recorder, runtime);
   const AlgorithmInfo& info = *find_algorithm(scenario.algorithm);
+  // Ranks that train no steps (parameter servers) are neither waited for nor counted, as in simulation.
+  const std::vector<int> service_ranks =
+      info.service_ranks ? info.service_ranks(scenario.algorithm_params, scenario.ranks) : std::vector<int>{};
+  recorder->set_service_ranks(service_ranks);
+  TrackingObserver observer(*recorder, runtime);
   auto algorithm = info.make(scenario.algorithm_params, scenario.ranks);
 
   runtime.start_clock();
@@ -212,6 +216,7 @@ MpiRunOutput run_scenario_mpi(const Scenario& scenario, const std::string& out_d
   std::string failure;
   if (rank == 0) try {
     RunRecorder merged(wd.label, scenario.ranks, scenario.iterations, false);
+    merged.set_service_ranks(service_ranks);
     std::vector<nlohmann::json> backends;
     for (const auto& r : records) backends.push_back(merge_rank_record(r, merged, out.final_params));
     const auto unfinished = merged.unfinished_ranks();

@@ -29,7 +29,7 @@ nlohmann::json encode_rank_record(const RunRecorder& recorder, int rank, const s
   j["spans"] = std::move(spans);
   nlohmann::json snapshots = nlohmann::json::array();
   for (const auto& [step, snap] : recorder.snapshots())
-    snapshots.push_back({{"step", step}, {"sum", snap.sum}, {"count", snap.count}, {"time_s", snap.time_s}});
+    snapshots.push_back({{"step", step}, {"sum", snap.sum}, {"sum_sq", snap.sum_sq}, {"count", snap.count}, {"time_s", snap.time_s}});
   j["snapshots"] = std::move(snapshots);
   j["params"] = params;
   j["backend"] = backend_stats;
@@ -65,6 +65,7 @@ nlohmann::json merge_rank_record(const nlohmann::json& j, RunRecorder& merged, s
   for (const auto& s : j["snapshots"]) {
     ModelSnapshot snap;
     snap.sum = s["sum"].get<std::vector<double>>();
+    snap.sum_sq = s["sum_sq"].get<double>();
     snap.count = s["count"].get<int>();
     snap.time_s = s["time_s"].get<double>();
     merged.merge_snapshot(s["step"].get<std::int64_t>(), snap);
