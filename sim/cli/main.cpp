@@ -14,6 +14,8 @@ int main(int argc, char** argv) {
   int exit_code = quorum::cli::kExitOk;
   quorum::cli::add_run_command(app, exit_code);
   quorum::cli::add_list_command(app, exit_code);
+  quorum::cli::add_sweep_command(app, exit_code);
+  quorum::cli::add_trace_stats_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
