@@ -209,9 +209,10 @@ int sweep(const SweepOptions& o) {
     int worst = status;
     if (root) {
       std::map<std::size_t, PointOutcome> all;
-      for (const auto& text : gathered)
-        for (const auto& [index, outcome] : nlohmann::json::parse(text).items())
-          all[std::stoul(index)] = outcome_from_json(outcome);
+      for (const auto& text : gathered) {
+        const nlohmann::json rank_outcomes = nlohmann::json::parse(text);
+        for (const auto& [index, outcome] : rank_outcomes.items()) all[std::stoul(index)] = outcome_from_json(outcome);
+      }
       worst = write_table(o, d, collect_outcomes(d, all));
     }
     status = mpi->broadcast_status(worst);

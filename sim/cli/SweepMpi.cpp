@@ -1,6 +1,7 @@
 #include "sim/cli/SweepMpi.hpp"
 
 #include <chrono>
+#include <exception>
 #include <stdexcept>
 #include <thread>
 
@@ -37,7 +38,10 @@ MpiSweepSession::MpiSweepSession() {
 MpiSweepSession::~MpiSweepSession() {
   int finalised = 0;
   MPI_Finalized(&finalised);
-  if (!finalised) MPI_Finalize();
+  if (finalised) return;
+  // Leaving because of an error: the other ranks wait in a collective and MPI_Finalize would never return.
+  if (std::uncaught_exceptions() > 0) MPI_Abort(MPI_COMM_WORLD, 1);
+  MPI_Finalize();
 }
 
 std::vector<std::string> MpiSweepSession::gather_to_root(const std::string& mine) {
