@@ -104,16 +104,31 @@ def short_name(column):
     return column.split(".")[-1]
 
 
+def value_text(column, value):
+    """A cell of sweep.csv as it reads in a legend: numbers without a spurious .0, objects (JSON) in words."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, str) and value.startswith("{"):
+        try:
+            obj = json.loads(value)
+        except ValueError:
+            return value
+        if column.split(".")[-1] == "imbalance":
+            return describe_imbalance(obj)
+        if column.split(".")[-1] in ("compute", "distribution"):
+            return describe_compute(obj)
+        return " ".join(f"{k}={v}" for k, v in obj.items())
+    return str(value)
+
+
 def series_label(row, columns):
     if not columns:
         return str(row["algorithm"])
     parts = []
     for c in columns:
         name = short_name(c)
-        value = row[c]
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        parts.append(f"{value}" if not name else f"{name}={value}")
+        text = value_text(c, row[c])
+        parts.append(text if not name or name == "imbalance" else f"{name}={text}")
     return ", ".join(parts)
 
 
@@ -127,10 +142,11 @@ def describe_imbalance(imbalance):
     if kind == "none":
         return "no injected imbalance"
     if kind == "random_delay":
-        return f"{imbalance['ranks']} random ranks +{_ms(imbalance['delay_s'])} per step"
+        n = imbalance["ranks"]
+        return f"{n} random rank{'s' if n != 1 else ''} +{_ms(imbalance['delay_s'])} per step"
     if kind == "slow_worker":
         ranks = imbalance.get("ranks")
-        who = f"ranks {ranks}" if isinstance(ranks, list) else f"{ranks} ranks"
+        who = f"ranks {ranks}" if isinstance(ranks, list) else f"{ranks} rank{'s' if ranks != 1 else ''}"
         redraw = imbalance.get("redraw_every", 0)
         return f"{who} {imbalance['factor']}x slower" + (f", redrawn every {redraw} steps" if redraw else "")
     if kind == "linear_skew":
@@ -191,6 +207,16 @@ def _suptitle(fig, text):
     fig.suptitle("\n".join(textwrap.fill(line, width) for line in text.split("\n")), fontsize=11)
 
 
+def _legend_below(fig, handles, labels):
+    """A legend under the plots (it never hides a bar); returns the height it takes, as a fraction of the figure."""
+    if not handles:
+        return 0.0
+    ncol = max(1, min(len(labels), int(fig.get_figwidth() // 3.2)))
+    rows = math.ceil(len(labels) / ncol)
+    fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=9, frameon=False)
+    return min(0.4, (0.12 + 0.26 * rows) / fig.get_figheight())
+
+
 def _message(ax, text):
     ax.text(0.5, 0.5, text, ha="center", va="center", wrap=True, transform=ax.transAxes, fontsize=10)
     ax.set_xticks([])
@@ -237,9 +263,9 @@ def scaling(sweep, x=NODES):
         ax.set_ylim(0, max(df[ideal].max(), df[value].max()) * 1.12)
         ax.grid(axis="y", alpha=0.3)
     handles, labels = axes[0].get_legend_handles_labels()
-    axes[0].legend(handles, labels, loc="upper left", fontsize=9)
+    bottom = _legend_below(fig, handles, labels)
     _suptitle(fig, f"Throughput against scale\n{describe(sweep)}")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, bottom, 1, 1))
     return fig
 
 
@@ -363,14 +389,19 @@ def time_to_accuracy(sweep, facet=NODES, max_facets=4):
         ax.grid(alpha=0.3)
     for ax in axes[0]:
         ax.set_ylabel(ylabel)
-    if any_curve:
-        axes[0][-1].legend(fontsize=9, loc="lower right")
-        proxy = df["proxy_model"].dropna().unique() if "proxy_model" in df.columns else []
-        if len(proxy):
-            fig.text(0.01, 0.01, f"proxy: {', '.join(proxy)} (accuracy of the average of the ranks' models)",
-                     fontsize=8)
-    _suptitle(fig, f"Time to accuracy\n{describe(sweep)}")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    handles, labels_shown = [], []
+    for ax in axes[0]:
+        for h, l in zip(*ax.get_legend_handles_labels()):
+            if l not in labels_shown:
+                handles.append(h)
+                labels_shown.append(l)
+    bottom = _legend_below(fig, handles, labels_shown)
+    proxy = df["proxy_model"].dropna().unique() if "proxy_model" in df.columns else []
+    title = "Time to accuracy"
+    if len(proxy):
+        title += f" of the proxy {', '.join(proxy)} (average of the ranks' models)"
+    _suptitle(fig, f"{title}\n{describe(sweep)}")
+    fig.tight_layout(rect=(0, bottom, 1, 1))
     return fig
 
 
@@ -386,8 +417,9 @@ def imbalance_violin(sweep, x=NODES, max_clusters=6):
     labels = list(dict.fromkeys(series_label(r, series_cols) for _, r in df.iterrows()))
     colors = dict(zip(labels, _colors(len(labels))))
     width = 0.8 / max(len(labels), 1)
-    fig, ax = plt.subplots(figsize=(max(9, 1.6 * len(xs) * max(1, len(labels) / 2) + 2), 5))
+    fig, ax = plt.subplots(figsize=(max(9, 1.6 * len(xs) * max(1, len(labels) / 2) + 2), 5.5))
     drawn = False
+    bottom = 0.0
     for i, xv in enumerate(xs):
         cluster = df if xv is None else df[df[x] == xv]
         for k, label in enumerate(labels):
@@ -419,11 +451,10 @@ def imbalance_violin(sweep, x=NODES, max_clusters=6):
         ax.set_xlabel("nodes")
         ax.set_ylabel("per-step throughput (steps/s per rank)")
         ax.grid(axis="y", alpha=0.3)
-        ax.legend(handles=[Patch(facecolor=colors[l], edgecolor="black", label=l) for l in labels], fontsize=9,
-                  loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+        bottom = _legend_below(fig, [Patch(facecolor=colors[l], edgecolor="black") for l in labels], labels)
     _suptitle(fig, "Per-step throughput: 1 / (compute + communication) of every rank and step\n"
                  f"{describe(sweep)}")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, bottom, 1, 1))
     return fig
 
 

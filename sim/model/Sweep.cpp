@@ -49,12 +49,23 @@ std::string short_hash(const std::string& s) {
   return buf;
 }
 
-std::string value_text(const nlohmann::json& v) {
-  std::string text = v.is_string() ? v.get<std::string>() : v.dump();
-  bool plain = !text.empty() && text.size() <= 40;
+bool plain_text(const std::string& text) {
+  if (text.empty() || text.size() > 40) return false;
   for (char c : text)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' || c == '+')) plain = false;
-  return plain ? text : short_hash(v.dump());
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' || c == '+')) return false;
+  return true;
+}
+
+// A value as it reads in a point id: itself when short and file-name safe; an object by its kind or name and a
+// hash of the whole ({"kind": "random_delay", ...} -> random_delay_h1a2b3c4d); anything else by a hash.
+std::string value_text(const nlohmann::json& v) {
+  const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+  if (plain_text(text)) return text;
+  if (v.is_object())
+    for (const char* key : {"kind", "name"})
+      if (v.contains(key) && v[key].is_string() && plain_text(v[key].get<std::string>()))
+        return v[key].get<std::string>() + "_" + short_hash(v.dump());
+  return short_hash(v.dump());
 }
 
 }  // namespace

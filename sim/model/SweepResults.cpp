@@ -146,10 +146,11 @@ std::string format_sweep_csv(const std::vector<SweepPoint>& points, const std::v
     if (o.summary.contains("metrics") && o.summary["metrics"].is_object())
       for (const auto& [name, m] : o.summary["metrics"].items()) metrics.insert(name);
   }
+  // A varied field named like a summary field (imbalance, fidelity) keeps its column: one column per name.
   for (const auto& f : known_summary_fields())
-    if (seen_scalars.count(f)) scalars.push_back(f);
+    if (seen_scalars.count(f) && !varied_set.count(f)) scalars.push_back(f);
   for (const auto& f : seen_scalars)
-    if (std::find(scalars.begin(), scalars.end(), f) == scalars.end()) scalars.push_back(f);
+    if (std::find(scalars.begin(), scalars.end(), f) == scalars.end() && !varied_set.count(f)) scalars.push_back(f);
   params.erase("label");
 
   std::ostringstream os;

@@ -264,6 +264,24 @@ TEST(Sweep, CsvHasVariedFieldsStatusAndSummaryColumns) {
   EXPECT_EQ(cell(1, "error"), outcomes[1].error);
   EXPECT_EQ(cell(1, "platform.nodes"), "8");
   EXPECT_EQ(cell(2, "status"), "missing");
+
+  // A varied field named like a summary field keeps the one column of that name (the varied value).
+  SweepSpec by_imbalance;
+  add_axis(by_imbalance, parse_vary_option("imbalance=[{\"kind\":\"none\"},{\"kind\":\"linear_skew\",\"step_s\":0.01}]"));
+  const auto imbalance_points = expand_sweep(base_scenario(), by_imbalance);
+  EXPECT_EQ(imbalance_points[1].id.rfind("imbalance=linear_skew_h", 0), 0u) << imbalance_points[1].id;
+  std::vector<PointOutcome> two(2);
+  for (auto& o : two) {
+    o.status = PointOutcome::Status::Ok;
+    o.summary = {{"imbalance", "none"}, {"nodes", 4}};
+  }
+  std::istringstream table(format_sweep_csv(imbalance_points, two));
+  std::getline(table, header_line);
+  const auto columns = csv_cells(header_line);
+  EXPECT_EQ(std::count(columns.begin(), columns.end(), "imbalance"), 1) << header_line;
+  std::string first_row;
+  std::getline(table, first_row);
+  EXPECT_NE(first_row.find("\"{\"\"kind\"\":\"\"none\"\"}\""), std::string::npos) << first_row;
 }
 
 TEST(ChildPool, RunsChildrenInParallelAndReportsEachOutcome) {
