@@ -25,10 +25,30 @@ nlohmann::json read_json_file(const std::string& path) {
   }
 }
 
+// The scenario without its output block: which files a run writes does not change its results.
+nlohmann::json results_identity(nlohmann::json scenario) {
+  if (scenario.is_object()) scenario.erase("output");
+  return scenario;
+}
+
 bool same_point(const std::string& dir, const nlohmann::json& record) {
   const nlohmann::json stored = read_json_file(dir + "/point.json");
-  return stored.is_object() && stored.value("scenario", nlohmann::json()) == record["scenario"] &&
+  return stored.is_object() &&
+         results_identity(stored.value("scenario", nlohmann::json())) == results_identity(record["scenario"]) &&
          stored.value("base_dir", nlohmann::json()) == record["base_dir"];
+}
+
+// The files the point's output block asks for (iterations.csv unless switched off, trace.json with --trace).
+bool has_requested_outputs(const std::string& dir, const nlohmann::json& scenario) {
+  const nlohmann::json output = scenario.is_object() ? scenario.value("output", nlohmann::json::object())
+                                                     : nlohmann::json::object();
+  if (!output.is_object()) return true;
+  const auto wants = [&output](const char* key, bool fallback) {
+    return output.contains(key) && output[key].is_boolean() ? output[key].get<bool>() : fallback;
+  };
+  if (wants("iterations_csv", true) && !fs::is_regular_file(dir + "/iterations.csv")) return false;
+  if (wants("trace", false) && !fs::is_regular_file(dir + "/trace.json")) return false;
+  return true;
 }
 
 // The summary's scalar fields in the order sweep.csv shows them; others follow alphabetically.
@@ -71,7 +91,8 @@ nlohmann::json point_record(const SweepPoint& point, const std::string& base_dir
 }
 
 bool point_is_done(const std::string& dir, const nlohmann::json& record) {
-  return fs::is_regular_file(dir + "/summary.json") && same_point(dir, record);
+  return fs::is_regular_file(dir + "/summary.json") && same_point(dir, record) &&
+         has_requested_outputs(dir, record["scenario"]);
 }
 
 void prepare_point_dir(const std::string& dir, const nlohmann::json& record) {

@@ -5,8 +5,10 @@
 //   OUT/points/<id>/point.json   the point's scenario (written before it runs)
 //   OUT/points/<id>/summary.json the finished run (written last; its presence marks the point done)
 //   OUT/points/<id>/failure.json why the point failed, if it did
-// A point counts as done only when its summary.json exists and its point.json holds the same scenario, so a rerun
-// with other settings never mistakes old results for new ones.
+// A point counts as done only when its summary.json exists, its point.json holds the same scenario (its output block
+// aside: which files a run writes does not change its results) and the files the output block asks for exist
+// (iterations.csv, trace.json). So a rerun with other settings never mistakes old results for new ones, a rerun with
+// --trace redoes points that have no trace, and --collect needs the same axes and --set, not the same output flags.
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -31,7 +33,7 @@ std::string point_dir_relative(const SweepPoint& point);
 // What point.json holds for a point whose relative file names resolve from base_dir.
 nlohmann::json point_record(const SweepPoint& point, const std::string& base_dir);
 
-// Whether dir holds a finished run of exactly this point.
+// Whether dir holds a finished run of exactly this point, with the files its output block asks for.
 bool point_is_done(const std::string& dir, const nlohmann::json& record);
 // Clears earlier results of the point and writes its point.json (before it runs).
 void prepare_point_dir(const std::string& dir, const nlohmann::json& record);

@@ -193,8 +193,18 @@ TEST(Sweep, APointIsDoneOnlyWithItsOwnSummary) {
   prepare_point_dir(dir, record);
   EXPECT_FALSE(point_is_done(dir, record));  // point.json alone: it has not finished
   std::ofstream(dir + "/summary.json") << R"({"algorithm": "local_sgd"})";
+  EXPECT_FALSE(point_is_done(dir, record));  // iterations.csv is asked for (the default) but missing
+  std::ofstream(dir + "/iterations.csv") << "rank,step,start_s,compute_s,comm_s,wait_s\n";
   EXPECT_TRUE(point_is_done(dir, record));
   EXPECT_EQ(read_point_outcome(dir, record).status, PointOutcome::Status::Ok);
+  // Output settings are not part of the point: without iterations.csv it is done, asking for a trace it is not.
+  nlohmann::json quiet = base_scenario(), traced = base_scenario();
+  quiet["output"] = {{"iterations_csv", false}, {"progress", false}};
+  traced["output"] = {{"trace", true}};
+  EXPECT_TRUE(point_is_done(dir, point_record(expand_sweep(quiet, spec)[0], "")));
+  EXPECT_FALSE(point_is_done(dir, point_record(expand_sweep(traced, spec)[0], "")));
+  std::ofstream(dir + "/trace.json") << "{}";
+  EXPECT_TRUE(point_is_done(dir, point_record(expand_sweep(traced, spec)[0], "")));
   // Same id, another base (e.g. another --set): the old summary is not this point's.
   nlohmann::json other_base = base_scenario();
   other_base["seed"] = 7;
