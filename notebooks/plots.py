@@ -432,8 +432,12 @@ def imbalance_violin(sweep, x=NODES, max_clusters=6):
                     samples.extend((1.0 / step[step > 0]).tolist())
             if len(samples) < 2:
                 continue
-            parts = ax.violinplot([samples], positions=[i - 0.4 + (k + 0.5) * width], widths=width * 0.9,
+            position = i - 0.4 + (k + 0.5) * width
+            parts = ax.violinplot([samples], positions=[position], widths=width * 0.9,
                                   showmedians=True, showextrema=True)
+            # A dot at the median, in the series' colour: a violin of (nearly) constant throughput is only a line.
+            ax.scatter([position], [float(pd.Series(samples).median())], color=colors[label], edgecolor="black",
+                       zorder=3, s=28)
             for body in parts["bodies"]:
                 body.set_facecolor(colors[label])
                 body.set_edgecolor("black")
