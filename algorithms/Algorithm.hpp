@@ -26,6 +26,9 @@ struct AlgorithmInfo {
   // Fills parameters whose value derives from the world size (e.g. group_size = sqrt(P)); may be empty.
   std::function<void(AlgorithmParams&, int world_size)> derive;
   std::function<std::unique_ptr<Algorithm>(const AlgorithmParams&, int world_size)> make;
+  // Ranks that serve rather than train (parameter servers): they run no steps and record none, and throughput,
+  // samples and waits are counted over the other ranks. Empty: every rank trains.
+  std::function<std::vector<int>(const AlgorithmParams&, int world_size)> service_ranks;
 };
 
 // Parameters every algorithm accepts (the point-to-point allreduce used for synchronous collectives).

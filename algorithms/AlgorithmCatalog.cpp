@@ -2,6 +2,14 @@
 #include "algorithms/Algorithm.hpp"
 #include "algorithms/sgd/AllreduceSgd.hpp"
 #include "algorithms/sgd/LocalSgd.hpp"
+#include "algorithms/gossip/AdPsgd.hpp"
+#include "algorithms/gossip/DPsgd.hpp"
+#include "algorithms/gossip/Sgp.hpp"
+#include "algorithms/prague/Prague.hpp"
+#include "algorithms/ps/AsyncParameterServer.hpp"
+#include "algorithms/sgd/EagerSgd.hpp"
+#include "algorithms/sgd/WagmaSgd.hpp"
+#include "algorithms/bench/CollectiveBench.hpp"
 
 namespace quorum {
 
@@ -17,6 +25,14 @@ const std::vector<AlgorithmInfo>& algorithm_catalog() {
   static const std::vector<AlgorithmInfo> catalog = {
       AllreduceSgd::info(),
       LocalSgd::info(),
+      DPsgd::info(),
+      Sgp::info(),
+      AdPsgd::info(),
+      Prague::info(),
+      AsyncParameterServer::info(),
+      EagerSgd::info(),
+      WagmaSgd::info(),
+      CollectiveBench::info(),
   };
   return catalog;
 }

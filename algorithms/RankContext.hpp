@@ -18,6 +18,7 @@ struct RunSettings {
   std::uint64_t seed = 1;
   int world_size = 1;
   double model_bytes = 0;       // simulated size of the full model/gradient (workload parameters x 4 bytes)
+  int ranks_per_node = 1;       // ranks sharing a node (GPUs per node); ranks r*k .. r*k+k-1 share node r
   AllreduceOptions allreduce{};
 };
 

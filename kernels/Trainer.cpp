@@ -45,6 +45,16 @@ void Trainer::compute_gradient(std::int64_t step, std::vector<float>& grad) {
   last_loss_ = setup_->model->loss_and_gradient(params_, batch_, grad);
 }
 
+void Trainer::compute_gradient_at(std::span<const float> params, std::int64_t step, std::vector<float>& grad) {
+  if (!enabled()) {
+    grad.clear();
+    return;
+  }
+  sample_batch(step);
+  grad.resize(params_.size());
+  last_loss_ = setup_->model->loss_and_gradient(params, batch_, grad);
+}
+
 void Trainer::apply_gradient(std::span<const float> grad) {
   if (enabled()) optimizer_.apply(params_, grad);
 }

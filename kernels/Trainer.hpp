@@ -23,6 +23,10 @@ class Trainer {
 
   // Gradient of the loss on this rank's batch for this step (batch drawn from (seed, rank, step)).
   void compute_gradient(std::int64_t step, std::vector<float>& grad);
+  // The same gradient, taken at a snapshot of the parameters rather than at the replica itself: for algorithms in
+  // which another agent of the rank may change the replica while the gradient is computed (AD-PSGD, whose
+  // communication agent averages the model concurrently).
+  void compute_gradient_at(std::span<const float> params, std::int64_t step, std::vector<float>& grad);
   // One optimiser update with the given gradient.
   void apply_gradient(std::span<const float> grad);
   // compute_gradient + apply_gradient.

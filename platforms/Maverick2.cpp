@@ -21,7 +21,8 @@ std::vector<sg4::Host*> build_maverick2(const Maverick2Config& c) {
                                 nullptr);
   const int g = c.gpus_per_node;
   auto node = [&hosts, &c, g](sg4::NetZone* parent, const std::vector<unsigned long>&, unsigned long id) {
-    const std::string name = "c" + std::to_string(id);
+    std::string name = "c";
+    name += std::to_string(id);  // (not "c" + to_string: GCC 12 raises a false -Wrestrict there)
     sg4::NetZone* zone = sg4::create_star_zone(name);
     zone->set_parent(parent);
     auto* nic = zone->create_router(name + "-hca");

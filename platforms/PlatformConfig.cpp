@@ -13,4 +13,9 @@ int rank_count(const PlatformConfig& config) {
   return std::visit(Visitor{}, config);
 }
 
+int ranks_per_node(const PlatformConfig& config) {
+  if (const auto* m = std::get_if<Maverick2Config>(&config)) return m->gpus_per_node;
+  return 1;
+}
+
 }  // namespace quorum

@@ -74,5 +74,8 @@ using PlatformConfig = std::variant<PizDaintConfig, Maverick2Config, LocalhostCo
 
 // Number of ranks the platform runs (nodes, or nodes x GPUs per node).
 int rank_count(const PlatformConfig& config);
+// Ranks that share a node (and its network adapter): ranks k*n .. k*n+n-1 sit on node k. Maverick2: its GPUs per
+// node; every other platform places one rank per host.
+int ranks_per_node(const PlatformConfig& config);
 
 }  // namespace quorum

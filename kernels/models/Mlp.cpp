@@ -34,29 +34,43 @@ void Mlp::init(std::span<float> params, std::uint64_t seed) const {
   for (std::int64_t i = l.w2; i < l.b2; ++i) params[static_cast<std::size_t>(i)] = static_cast<float>(s2 * rng.normal());
 }
 
-double Mlp::loss_and_gradient(std::span<const float> params, const Batch& batch, std::span<float> grad) const {
+// Hidden activations (after ReLU) and output logits for a batch.
+struct Mlp::Forward {
+  RowMatrix hidden;
+  softmax::Logits logits;
+};
+
+Mlp::Forward Mlp::forward(std::span<const float> params, const Batch& batch) const {
   const Layout l = layout(dim_, hidden_, classes_);
   const ConstMatrixMap w1(params.data() + l.w1, dim_, hidden_);
   const ConstRowMap b1(params.data() + l.b1, hidden_);
   const ConstMatrixMap w2(params.data() + l.w2, hidden_, classes_);
   const ConstRowMap b2(params.data() + l.b2, classes_);
+  Forward f;
+  f.hidden = batch.x * w1;
+  f.hidden.rowwise() += b1;
+  f.hidden = f.hidden.cwiseMax(0.0f);
+  f.logits = f.hidden * w2;
+  f.logits.rowwise() += b2;
+  return f;
+}
 
-  RowMatrix h = batch.x * w1;
-  h.rowwise() += b1;
-  h = h.cwiseMax(0.0f);
-  softmax::Logits p = h * w2;
-  p.rowwise() += b2;
+double Mlp::loss_and_gradient(std::span<const float> params, const Batch& batch, std::span<float> grad) const {
+  const Layout l = layout(dim_, hidden_, classes_);
+  Forward f = forward(params, batch);
+  softmax::Logits& p = f.logits;
   const softmax::Totals t = softmax::probabilities_in_place(p, batch.labels);
   const auto n = static_cast<float>(batch.size());
   for (Eigen::Index i = 0; i < p.rows(); ++i) p(i, batch.labels[static_cast<std::size_t>(i)]) -= 1.0f;
   p /= n;
 
+  const ConstMatrixMap w2(params.data() + l.w2, hidden_, classes_);
   MatrixMap gw2(grad.data() + l.w2, hidden_, classes_);
   RowMap gb2(grad.data() + l.b2, classes_);
-  gw2.noalias() = h.transpose() * p;
+  gw2.noalias() = f.hidden.transpose() * p;
   gb2 = p.colwise().sum();
   RowMatrix dh = p * w2.transpose();
-  dh = (h.array() > 0.0f).select(dh, 0.0f);
+  dh = (f.hidden.array() > 0.0f).select(dh, 0.0f);
   MatrixMap gw1(grad.data() + l.w1, dim_, hidden_);
   RowMap gb1(grad.data() + l.b1, hidden_);
   gw1.noalias() = batch.x.transpose() * dh;
@@ -65,17 +79,8 @@ double Mlp::loss_and_gradient(std::span<const float> params, const Batch& batch,
 }
 
 Evaluation Mlp::evaluate_batch(std::span<const float> params, const Batch& batch) const {
-  const Layout l = layout(dim_, hidden_, classes_);
-  const ConstMatrixMap w1(params.data() + l.w1, dim_, hidden_);
-  const ConstRowMap b1(params.data() + l.b1, hidden_);
-  const ConstMatrixMap w2(params.data() + l.w2, hidden_, classes_);
-  const ConstRowMap b2(params.data() + l.b2, classes_);
-  RowMatrix h = batch.x * w1;
-  h.rowwise() += b1;
-  h = h.cwiseMax(0.0f);
-  softmax::Logits p = h * w2;
-  p.rowwise() += b2;
-  const softmax::Totals t = softmax::probabilities_in_place(p, batch.labels);
+  Forward f = forward(params, batch);
+  const softmax::Totals t = softmax::probabilities_in_place(f.logits, batch.labels);
   const auto n = static_cast<double>(batch.size());
   return {t.loss / n, t.correct / n};
 }

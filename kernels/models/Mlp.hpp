@@ -17,6 +17,8 @@ class Mlp final : public Model {
   Evaluation evaluate_batch(std::span<const float> params, const Batch& batch) const override;
 
  private:
+  struct Forward;
+  Forward forward(std::span<const float> params, const Batch& batch) const;
   std::int64_t dim_, hidden_;
   int classes_;
 };

@@ -17,12 +17,17 @@ void SoftmaxRegression::init(std::span<float> params, std::uint64_t seed) const 
   for (std::size_t i = 0; i < params.size(); ++i) params[i] = i < weights ? static_cast<float>(0.01 * rng.normal()) : 0.0f;
 }
 
-double SoftmaxRegression::loss_and_gradient(std::span<const float> params, const Batch& batch,
-                                            std::span<float> grad) const {
+softmax::Logits SoftmaxRegression::logits(std::span<const float> params, const Batch& batch) const {
   const ConstMatrixMap w(params.data(), dim_, classes_);
   const Eigen::Map<const Eigen::RowVectorXf> b(params.data() + dim_ * classes_, classes_);
   softmax::Logits p = batch.x * w;
   p.rowwise() += b;
+  return p;
+}
+
+double SoftmaxRegression::loss_and_gradient(std::span<const float> params, const Batch& batch,
+                                            std::span<float> grad) const {
+  softmax::Logits p = logits(params, batch);
   const softmax::Totals t = softmax::probabilities_in_place(p, batch.labels);
   // d loss / d logits = (p - onehot) / n
   const auto n = static_cast<float>(batch.size());
@@ -36,10 +41,7 @@ double SoftmaxRegression::loss_and_gradient(std::span<const float> params, const
 }
 
 Evaluation SoftmaxRegression::evaluate_batch(std::span<const float> params, const Batch& batch) const {
-  const ConstMatrixMap w(params.data(), dim_, classes_);
-  const Eigen::Map<const Eigen::RowVectorXf> b(params.data() + dim_ * classes_, classes_);
-  softmax::Logits p = batch.x * w;
-  p.rowwise() += b;
+  softmax::Logits p = logits(params, batch);
   const softmax::Totals t = softmax::probabilities_in_place(p, batch.labels);
   const auto n = static_cast<double>(batch.size());
   return {t.loss / n, t.correct / n};

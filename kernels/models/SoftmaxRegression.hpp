@@ -2,6 +2,7 @@
 // Multinomial logistic regression: logits = x W + b, cross-entropy loss. Parameters: W (dim x classes, column
 // major) followed by b (classes).
 #include "kernels/models/Model.hpp"
+#include "kernels/models/Softmax.hpp"
 
 namespace quorum {
 
@@ -15,6 +16,7 @@ class SoftmaxRegression final : public Model {
   Evaluation evaluate_batch(std::span<const float> params, const Batch& batch) const override;
 
  private:
+  softmax::Logits logits(std::span<const float> params, const Batch& batch) const;
   std::int64_t dim_;
   int classes_;
 };

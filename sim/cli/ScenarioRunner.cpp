@@ -91,13 +91,14 @@ std::string accuracy_text(const nlohmann::json& s) {
 std::string format_summary_table(const std::vector<std::string>& labels, const std::vector<nlohmann::json>& summaries) {
   std::ostringstream os;
   char line[256];
-  std::snprintf(line, sizeof line, "%-22s %10s %14s %14s %13s %12s\n", "algorithm", "steps/s", "sim time (s)",
-                "test accuracy", "mean wait (s)", "wall (s)");
+  std::snprintf(line, sizeof line, "%-22s %10s %12s %14s %14s %13s %12s\n", "algorithm", "steps/s", "aggr steps/s",
+                "sim time (s)", "test accuracy", "mean wait (s)", "wall (s)");
   os << line;
   for (std::size_t i = 0; i < summaries.size(); ++i) {
     const auto& s = summaries[i];
-    std::snprintf(line, sizeof line, "%-22s %10.4f %14.2f %14s %13.4f %12.1f\n", labels[i].c_str(),
-                  s.value("throughput_steps_per_s", 0.0), s.value("sim_time_s", 0.0), accuracy_text(s).c_str(),
+    std::snprintf(line, sizeof line, "%-22s %10.4f %12.4f %14.2f %14s %13.4f %12.1f\n", labels[i].c_str(),
+                  s.value("throughput_steps_per_s", 0.0), s.value("aggregate_steps_per_s", 0.0),
+                  s.value("sim_time_s", 0.0), accuracy_text(s).c_str(),
                   s.value("mean_wait_s", 0.0), s.value("wall_time_s", 0.0));
     os << line;
   }
@@ -107,7 +108,7 @@ std::string format_summary_table(const std::vector<std::string>& labels, const s
 std::string format_summary_csv(const std::vector<std::string>& labels, const std::vector<nlohmann::json>& summaries) {
   std::ostringstream os;
   os << "label,algorithm,ranks,throughput_steps_per_s,sim_time_s,final_test_accuracy,final_loss,mean_wait_s,"
-        "wall_time_s\n";
+        "wall_time_s,aggregate_steps_per_s,training_ranks\n";
   auto num = [](const nlohmann::json& s, const char* key) {
     return s.contains(key) && s[key].is_number() ? s[key].dump() : std::string();
   };
@@ -115,7 +116,8 @@ std::string format_summary_csv(const std::vector<std::string>& labels, const std
     const auto& s = summaries[i];
     os << labels[i] << "," << s.value("algorithm", std::string()) << "," << num(s, "ranks") << ","
        << num(s, "throughput_steps_per_s") << "," << num(s, "sim_time_s") << "," << num(s, "final_test_accuracy")
-       << "," << num(s, "final_loss") << "," << num(s, "mean_wait_s") << "," << num(s, "wall_time_s") << "\n";
+       << "," << num(s, "final_loss") << "," << num(s, "mean_wait_s") << "," << num(s, "wall_time_s") << ","
+       << num(s, "aggregate_steps_per_s") << "," << num(s, "training_ranks") << "\n";
   }
   return os.str();
 }

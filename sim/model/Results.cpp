@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -16,6 +18,39 @@ namespace quorum {
 
 namespace {
 nlohmann::json nullable(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+
+struct AggregateRate {
+  double steps_per_s = 0;
+  double window_s = 0;
+};
+
+// Steps per second per training rank while every rank was still running: from the start until the first rank
+// finished its last step, counting a step that straddles that moment by the part of it done. Asynchronous
+// algorithms let fast ranks finish their steps long before a slow one, so iterations / sim_time would measure the
+// slow rank alone; this is the rate the papers report (images/s, time per epoch). For synchronous algorithms every
+// rank finishes together and it equals throughput_steps_per_s.
+AggregateRate aggregate_rate(const std::vector<StepRecord>& steps, int training_ranks) {
+  std::map<int, double> last_end;
+  for (const auto& r : steps) {
+    const double end = r.start_s + r.compute_s + r.comm_s;
+    auto [it, inserted] = last_end.emplace(r.rank, end);
+    if (!inserted) it->second = std::max(it->second, end);
+  }
+  AggregateRate a;
+  if (last_end.empty() || training_ranks <= 0) return a;
+  double window = std::numeric_limits<double>::infinity();
+  for (const auto& [rank, end] : last_end) window = std::min(window, end);
+  if (window <= 0) return a;
+  double done = 0;
+  for (const auto& r : steps) {
+    const double end = r.start_s + r.compute_s + r.comm_s;
+    if (end <= window) done += 1;
+    else if (r.start_s < window && end > r.start_s) done += (window - r.start_s) / (end - r.start_s);
+  }
+  a.window_s = window;
+  a.steps_per_s = done / (training_ranks * window);
+  return a;
+}
 }  // namespace
 
 nlohmann::json make_summary(const Scenario& s, const RunRecorder& recorder, const FinalEvaluation& e,
@@ -29,6 +64,8 @@ nlohmann::json make_summary(const Scenario& s, const RunRecorder& recorder, cons
   }
   const double n = std::max<double>(1.0, static_cast<double>(steps.size()));
   const double throughput = sim_time_s > 0 ? static_cast<double>(s.iterations) / sim_time_s : 0.0;
+  const int training = recorder.training_ranks();
+  const AggregateRate aggregate = aggregate_rate(steps, training);
 
   nlohmann::json j;
   j["quorum_version"] = kVersion;
@@ -39,6 +76,7 @@ nlohmann::json make_summary(const Scenario& s, const RunRecorder& recorder, cons
   j["platform"] = s.platform_name;
   j["nodes"] = s.nodes;
   j["ranks"] = s.ranks;
+  j["training_ranks"] = training;
   j["iterations"] = s.iterations;
   j["workload_profile"] = s.workload_profile;
   j["model_parameters"] = s.parameters;
@@ -47,13 +85,16 @@ nlohmann::json make_summary(const Scenario& s, const RunRecorder& recorder, cons
   j["sim_time_s"] = sim_time_s;
   j["wall_time_s"] = wall_time_s;
   j["throughput_steps_per_s"] = throughput;
-  j["samples_per_s"] = throughput * s.ranks * static_cast<double>(s.math.batch);
+  j["samples_per_s"] = throughput * training * static_cast<double>(s.math.batch);
+  j["aggregate_steps_per_s"] = aggregate.steps_per_s;
+  j["aggregate_samples_per_s"] = aggregate.steps_per_s * training * static_cast<double>(s.math.batch);
+  j["aggregate_window_s"] = aggregate.window_s;
   // Throughput if no rank ever waited for another rank or the network.
   j["ideal_steps_per_s"] = compute > 0 ? n / compute : 0.0;
   j["mean_compute_s"] = compute / n;
   j["mean_comm_s"] = comm / n;
   j["mean_wait_s"] = wait / n;
-  j["wait_fraction"] = sim_time_s > 0 ? wait / (sim_time_s * s.ranks) : 0.0;
+  j["wait_fraction"] = sim_time_s > 0 ? wait / (sim_time_s * training) : 0.0;
 
   j["proxy_model"] = e.enabled ? nlohmann::json(e.proxy_model) : nlohmann::json(nullptr);
   j["final_test_accuracy"] = e.enabled ? nullable(e.averaged.accuracy) : nlohmann::json(nullptr);
@@ -61,10 +102,11 @@ nlohmann::json make_summary(const Scenario& s, const RunRecorder& recorder, cons
   j["rank0_test_accuracy"] = e.enabled ? nullable(e.rank0.accuracy) : nlohmann::json(nullptr);
   j["rank0_loss"] = e.enabled ? nlohmann::json(e.rank0.loss) : nlohmann::json(nullptr);
   j["initial_loss"] = e.enabled ? nlohmann::json(e.initial.loss) : nlohmann::json(nullptr);
+  j["final_consensus_distance"] = e.enabled ? nlohmann::json(e.final_consensus_distance) : nlohmann::json(nullptr);
   nlohmann::json curve = nlohmann::json::array();
   for (const auto& p : e.curve)
     curve.push_back({{"step", p.step}, {"time_s", p.time_s}, {"test_loss", p.test_loss},
-                     {"test_accuracy", nullable(p.test_accuracy)}});
+                     {"test_accuracy", nullable(p.test_accuracy)}, {"consensus_distance", nullable(p.consensus_distance)}});
   j["evaluations"] = curve;
 
   nlohmann::json metrics = nlohmann::json::object();
@@ -78,6 +120,13 @@ nlohmann::json make_summary(const Scenario& s, const RunRecorder& recorder, cons
     histograms[name] = h;
   }
   j["histograms"] = histograms;
+
+  // Partial collectives: every rank reports one fresh_contribution (0 or 1) per collective execution, so the mean
+  // number of ranks contributing fresh data per execution (NAP) is the fraction of fresh contributions times P.
+  const auto fresh = recorder.metrics().find("fresh_contribution");
+  j["mean_active_processes"] =
+      fresh == recorder.metrics().end() ? nlohmann::json(nullptr) : nlohmann::json(fresh->second.mean() * s.ranks);
+  j["staleness_histogram"] = histograms.contains("staleness") ? histograms["staleness"] : nlohmann::json(nullptr);
   if (recorder.tracing())
     j["trace"] = {{"file", "trace.json"},
                   {"events", recorder.spans().size()},

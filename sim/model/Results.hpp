@@ -21,11 +21,14 @@ struct EvaluationPoint {
   double time_s = 0;
   double test_loss = 0;
   std::optional<double> test_accuracy;
+  // Mean squared distance of the ranks' models from their average at this step (0 when all replicas agree).
+  std::optional<double> consensus_distance;
 };
 struct FinalEvaluation {
   bool enabled = false;
   std::string proxy_model;  // which model the convergence figures belong to
   Evaluation averaged, rank0, initial;
+  double final_consensus_distance = 0;  // of the models the ranks ended with
   std::vector<EvaluationPoint> curve;
 };
 

@@ -11,10 +11,19 @@ RunRecorder::RunRecorder(std::string label, int ranks, std::int64_t iterations, 
       iterations_(iterations),
       progress_(progress),
       last_step_(static_cast<std::size_t>(ranks), -1),
+      service_(static_cast<std::size_t>(ranks), 0),
       started_(std::chrono::steady_clock::now()),
       last_report_(started_) {
   // Keep the whole run in memory only up to a bound; beyond it iterations.csv would be too big to be useful anyway.
   steps_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(std::int64_t{ranks} * iterations, 1 << 22)));
+}
+
+void RunRecorder::set_service_ranks(const std::vector<int>& ranks) {
+  for (int r : ranks) {
+    if (r < 0 || r >= ranks_) throw std::logic_error("service rank out of range");
+    if (!service_[static_cast<std::size_t>(r)]) ++service_count_;
+    service_[static_cast<std::size_t>(r)] = 1;
+  }
 }
 
 void RunRecorder::snapshot_models(std::function<std::span<const float>(int)> params_of, std::int64_t every) {
@@ -32,7 +41,12 @@ void RunRecorder::step_done(const StepRecord& record) {
     const auto params = params_of_(record.rank);
     ModelSnapshot& snap = snapshots_[record.step];
     if (snap.sum.empty()) snap.sum.assign(params.size(), 0.0);
-    for (std::size_t i = 0; i < params.size(); ++i) snap.sum[i] += params[i];
+    double sq = 0;
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      snap.sum[i] += params[i];
+      sq += static_cast<double>(params[i]) * params[i];
+    }
+    snap.sum_sq += sq;
     ++snap.count;
     snap.time_s = std::max(snap.time_s, end);
   }
@@ -67,7 +81,9 @@ void RunRecorder::span(const TraceSpan& span) {
   if (!trace_.enabled || !trace_.keeps_rank(span.rank)) return;
   std::lock_guard lock(mutex_);
   if (span.rank < 0 || span.rank >= ranks_) return;
-  if (!trace_.keeps_step(last_step_[static_cast<std::size_t>(span.rank)] + 1)) return;
+  // Service ranks (parameter servers) run no steps: the step selection does not apply to them.
+  if (!service_[static_cast<std::size_t>(span.rank)] && !trace_.keeps_step(last_step_[static_cast<std::size_t>(span.rank)] + 1))
+    return;
   if (static_cast<std::int64_t>(spans_.size()) >= trace_.max_events) {
     ++dropped_spans_;
     return;
@@ -85,7 +101,7 @@ void RunRecorder::report_progress(double sim_time) {
   if (now - last_report_ < std::chrono::seconds(2)) return;
   last_report_ = now;
   reported_ = true;
-  const double total = static_cast<double>(ranks_) * static_cast<double>(iterations_);
+  const double total = static_cast<double>(training_ranks()) * static_cast<double>(iterations_);
   const double done = static_cast<double>(steps_.size()) / total;
   const double wall = std::chrono::duration<double>(now - started_).count();
   const double eta = done > 0 ? wall * (1 - done) / done : 0;
@@ -101,7 +117,8 @@ void RunRecorder::finish_progress() {
 std::vector<int> RunRecorder::unfinished_ranks() const {
   std::vector<int> out;
   for (int r = 0; r < ranks_; ++r)
-    if (last_step_[static_cast<std::size_t>(r)] + 1 < iterations_) out.push_back(r);
+    if (!service_[static_cast<std::size_t>(r)] && last_step_[static_cast<std::size_t>(r)] + 1 < iterations_)
+      out.push_back(r);
   return out;
 }
 

@@ -29,9 +29,12 @@ struct MetricStats {
   double mean() const { return count ? sum / static_cast<double>(count) : 0.0; }
 };
 
-// Sum of all ranks' parameters after a given step, and when the last rank got there.
+// Sum of all ranks' parameters after a given step, the sum of their squared norms (for the consensus distance,
+// sum_sq / count - |sum / count|^2), and when the last rank got there. Sums merge across processes, so a backend
+// whose ranks live in several processes can reduce them at the end.
 struct ModelSnapshot {
   std::vector<double> sum;
+  double sum_sq = 0;
   int count = 0;
   double time_s = 0;
 };
@@ -56,6 +59,11 @@ class RunRecorder final : public StepObserver, public WaitObserver {
   const TraceOptions& trace_options() const { return trace_; }
   // Spans left out because of the event bound.
   std::int64_t dropped_spans() const { return dropped_spans_; }
+
+  // Ranks that run no steps (parameter servers, AlgorithmInfo::service_ranks): not waited for, not counted.
+  void set_service_ranks(const std::vector<int>& ranks);
+  bool is_service_rank(int rank) const { return service_[static_cast<std::size_t>(rank)] != 0; }
+  int training_ranks() const { return ranks_ - service_count_; }
 
   // Where to read a rank's parameters for evaluation snapshots, and how often (0: never).
   void snapshot_models(std::function<std::span<const float>(int rank)> params_of, std::int64_t every);
@@ -85,6 +93,8 @@ class RunRecorder final : public StepObserver, public WaitObserver {
   std::mutex mutex_;
   std::vector<StepRecord> steps_;
   std::vector<std::int64_t> last_step_;
+  std::vector<char> service_;
+  int service_count_ = 0;
   std::map<std::string, MetricStats> metrics_;
   std::map<std::string, std::map<std::int64_t, std::int64_t>> histograms_;
   std::map<std::string, Table> tables_;

@@ -29,6 +29,30 @@ const std::vector<WorkloadProfile>& workload_profiles() {
        json{{"kind", "truncated_lognormal"}, {"mean_s", 0.454}, {"sd_s", 0.116}, {"min_s", 0.399}, {"max_s", 1.892}},
        "runtime 399 to 1,892 ms, mean 454, sd 116 on Google Cloud n1-standard-16 with 2x V100: eager-SGD paper (002) "
        "sec. 2.3; truncated-lognormal fit to those summary statistics"},
+      {"vgg16_cifar10_1080ti", "VGG-16 on CIFAR-10, one GTX 1080 Ti, batch 128: 0.05 s per step (estimate)",
+       14'982'474, 128, json{{"kind", "constant"}, {"seconds", 0.05}},
+       "Prague paper (001) sec. 7.1-7.4 setup (Maverick2, batch 128, Fig. 15). Parameters: the CIFAR VGG-16 (13 conv "
+       "layers, 14,714,688, plus FC 512-512-10, 267,786), about 60 MB as the AD-PSGD paper (004) sec. 5.1.1 says. "
+       "Step time: an estimate, as the papers give none in their text: 313 M multiply-adds per 32x32 image forward, x3 "
+       "for forward and backward, x2 flop each, x128 = 240 GFLOP at about 5 TFLOP/s sustained on a GTX 1080 Ti (45% "
+       "of its 11.3 TFLOP/s fp32 peak)"},
+      {"resnet18_imagenet_1080ti", "ResNet-18 on ImageNet, one GTX 1080 Ti, batch 256: 0.608 s per step (derived)",
+       11'689'512, 256, json{{"kind", "constant"}, {"seconds", 0.608}},
+       "Prague paper (001) Fig. 15 (batch 256) and Fig. 21: Prague Static trains 415.8 images/s per worker, 0.616 s "
+       "per step including its P-Reduce, which the simulator puts at 8 ms on Maverick2: 0.608 s of computation (so "
+       "the simulated Prague Static matches the paper's homogeneous rate by construction). Parameters: torchvision's "
+       "ResNet-18 (11,689,512)"},
+      {"resnet200_imagenet_1080ti", "ResNet-200 on ImageNet, one GTX 1080 Ti, batch 32: 0.571 s per step (derived)",
+       64'673'832, 32, json{{"kind", "constant"}, {"seconds", 0.571}},
+       "Prague paper (001) Fig. 15 (batch 32) and Fig. 22: Prague Static trains 52.34 images/s per worker, 0.611 s "
+       "per step including its P-Reduce, which the simulator puts at 40 ms on Maverick2 for 259 MB: 0.571 s of "
+       "computation (matching the paper's homogeneous Prague Static by construction). Parameters: ResNet-200 (He et "
+       "al., ECCV 2016), 64.7 M"},
+      {"resnet20_cifar10_p100", "ResNet-20 on CIFAR-10, one P100, batch 32: 11.5 ms per step (derived)", 272'474, 32,
+       json{{"kind", "constant"}, {"seconds", 0.0115}},
+       "AD-PSGD paper (004) sec. 5.4 robustness table: 16 workers take 1.22 s per CIFAR-10 epoch with a speedup of "
+       "14.78, so one worker takes 18.0 s for 50,000 / 32 = 1,563 steps, 11.5 ms each. Parameters: ResNet-20 "
+       "(He et al. 2016, 0.27 M; Keras resnet20 v1 count 272,474), about 1 MB as 004 sec. 5.1.1 says"},
   };
   return profiles;
 }

@@ -22,6 +22,7 @@ SimulationOutput simulate(const Scenario& scenario) {
 
   auto recorder = std::make_unique<RunRecorder>(scenario.name + "/" + scenario.algorithm, scenario.ranks,
                                                 scenario.iterations, scenario.progress);
+  if (info.service_ranks) recorder->set_service_ranks(info.service_ranks(scenario.algorithm_params, scenario.ranks));
   if (math->enabled() && scenario.math.eval_every > 0)
     recorder->snapshot_models(
         [&trainers](int r) { return std::span<const float>(trainers[static_cast<std::size_t>(r)]->params()); },

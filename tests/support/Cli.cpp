@@ -9,18 +9,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/support/Files.hpp"
 #include "tests/support/TestPaths.hpp"
 
 namespace quorum::testing {
-
-namespace {
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-}  // namespace
 
 std::string fresh_path(const std::string& stem) {
   static std::atomic<int> counter{0};

@@ -5,17 +5,12 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+#include "tests/support/Files.hpp"
 
 namespace quorum {
 
 namespace {
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::slurp;
 std::string temp_dir(const std::string& stem) {
   const auto p = std::filesystem::temp_directory_path() / (stem + std::to_string(::getpid()));
   std::filesystem::remove_all(p);

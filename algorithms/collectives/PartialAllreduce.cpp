@@ -1,0 +1,523 @@
+#include "algorithms/collectives/PartialAllreduce.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+#include "algorithms/collectives/ActivationTree.hpp"
+#include "algorithms/collectives/Partition.hpp"
+#include "algorithms/collectives/PowerOfTwoFold.hpp"
+#include "kernels/optim/VectorOps.hpp"
+#include "kernels/random/SeedStream.hpp"
+
+namespace quorum {
+
+namespace {
+
+constexpr double kControlBytes = 16;  // version and root: two 64-bit integers
+constexpr int kPhasesPerVersion = 64;
+constexpr int kFoldInPhase = 62, kFoldOutPhase = 63;
+
+// Ranks contributing fresh data, as a bit set carried in message ints after the version.
+using RankSet = std::vector<std::int64_t>;
+RankSet empty_set(int size) { return RankSet(static_cast<std::size_t>((size + 63) / 64), 0); }
+void insert(RankSet& s, int rank) { s[static_cast<std::size_t>(rank / 64)] |= std::int64_t{1} << (rank % 64); }
+bool contains(const RankSet& s, int rank) { return (s[static_cast<std::size_t>(rank / 64)] >> (rank % 64)) & 1; }
+void unite(RankSet& s, const std::vector<std::int64_t>& ints) {
+  for (std::size_t i = 0; i < s.size(); ++i) s[i] |= ints.at(i + 1);
+}
+
+// Data travelling through the reduction.
+struct Partial {
+  std::vector<float> data;
+  RankSet fresh;
+};
+
+}  // namespace
+
+struct PartialAllreduce::Shared {
+  Shared(Comm& comm, PartialAllreduceConfig c)
+      : config(std::move(c)),
+        rank(comm.rank()),
+        size(comm.size()),
+        elements(config.initial_buffer.size()),
+        tree(comm.size()),
+        mutex(comm.make_mutex()) {
+    if (config.buffer == SendBufferPolicy::Replace) {
+      buffer = config.initial_buffer;
+      deposits = {-1};  // the initial model, "deposited" before step 0
+    } else {
+      buffer.assign(elements, 0.0f);
+    }
+  }
+
+  std::int64_t step_of(std::int64_t version) const {
+    if (version < 0) return -1;
+    return config.step_of_version ? config.step_of_version(version) : version;
+  }
+  Tag activation_tag() const { return tags::make(config.activation_channel); }
+  Tag schedule_tag(std::int64_t v, int phase) const {
+    return tags::make(config.schedule_channel, static_cast<int>(v & 7) * kPhasesPerVersion + phase);
+  }
+  Tag request_tag() const { return tags::make(Channel::Control, config.control_sub); }
+  Tag done_tag() const { return tags::make(Channel::Control, config.control_sub + 1); }
+
+  bool synchronous(std::int64_t version) const {
+    return config.synchronous_every > 0 && (version + 1) % config.synchronous_every == 0;
+  }
+  // Whether this rank's call may start `version` (a synchronous version is started by every rank's own call).
+  bool may_activate(std::int64_t version) const {
+    return config.activation == ActivationPolicy::Solo || synchronous(version) ||
+           majority_initiator(config.seed, version, size) == rank;
+  }
+
+  // Main agent, under the mutex: this call's data for version t enters the send buffer.
+  void deposit(std::vector<float> data, std::int64_t t) {
+    if (config.buffer == SendBufferPolicy::Replace || deposits.empty()) {
+      buffer = std::move(data);
+      deposits = {t};
+    } else {
+      vec::add(buffer, data);
+      deposits.push_back(t);
+    }
+  }
+
+  PartialAllreduceConfig config;
+  const int rank, size;
+  const std::size_t elements;
+  const ActivationTree tree;
+  std::unique_ptr<Mutex> mutex;
+
+  // Guarded by mutex.
+  std::vector<float> buffer;
+  std::vector<std::int64_t> deposits;  // the versions the buffer's data were meant for (-1: the initial buffer)
+  std::int64_t calls = 0;              // calls made by the main agent (= the next call's version)
+  std::int64_t started = 0;            // versions whose send buffer the agent has taken
+  std::int64_t completed = 0;          // versions completed on this rank
+  std::int64_t consumed = -1;          // newest version whose result a call returned
+  std::int64_t waiting_for = -1;       // version the main agent is blocked on, -1 if none
+  struct Latest {
+    std::int64_t version = -1;
+    std::vector<float> sum;
+    std::vector<int> group, fresh;
+    std::vector<std::int64_t> deposits;
+  } latest;
+  PartialAllreduceStats stats;
+};
+
+namespace {
+
+// The progress agent's side of the protocol: one iteration per version.
+class AgentLoop {
+ public:
+  AgentLoop(Comm& comm, PartialAllreduce::Shared& shared) : c_(comm), s_(shared) {}
+
+  void run() {
+    parents_ = s_.tree.possible_parents(s_.rank);
+    for (int p : parents_) listeners_.push_back(c_.irecv(p, s_.activation_tag()));
+    listeners_.push_back(c_.irecv(s_.rank, s_.request_tag()));  // last: the main agent's requests
+    for (std::int64_t v = 0; v < s_.config.versions; ++v) execute(v);
+    for (const auto& l : listeners_) c_.cancel(l);
+  }
+
+ private:
+  struct Snapshot {
+    std::vector<float> data;
+    std::vector<std::int64_t> deposits;
+    bool fresh = false;
+  };
+
+  void execute(std::int64_t v) {
+    bool internal = false;
+    const int root = await_activation(v, internal);
+    const double start = c_.now();
+    if (StepObserver* obs = s_.config.observer; obs && obs->tracing())  // timeline: when and by whom v started here
+      obs->span({s_.rank, 1, "activation",
+                 "v" + std::to_string(v) + (internal ? " by this rank" : " from root " + std::to_string(root)), start,
+                 start});
+    forward(v, root);
+    Snapshot snap = take_send_buffer(v, internal);
+    record_contribution(v, snap);
+
+    const std::int64_t step = s_.step_of(v);
+    std::vector<int> members;
+    Partial p{std::move(snap.data), empty_set(s_.size)};
+    if (snap.fresh) insert(p.fresh, s_.rank);
+    if (s_.config.grouping) {
+      members = s_.config.grouping->group_of(s_.rank, step).members;
+      butterfly(v, p, s_.rank, s_.config.grouping->dimensions(step), [](int r) { return r; });
+    } else {
+      members = Group::world(s_.size).members;
+      reduce_over_world(v, p);
+    }
+    publish(v, std::move(p), std::move(members), std::move(snap.deposits));
+
+    StepObserver* obs = s_.config.observer;
+    if (obs && obs->tracing())
+      obs->span({s_.rank, 1, "partial_allreduce", "version " + std::to_string(v), start, c_.now()});
+  }
+
+  // Blocks until version v is activated here, by this rank's main agent or by a neighbour; returns the root of the
+  // tree the activation travels on. The listeners stay posted across versions: an activation that arrives after
+  // its version started here (a simultaneous activator's) is consumed and dropped at the next wait instead of
+  // piling up unmatched, which would make every later message to that rank slower to match.
+  int await_activation(std::int64_t v, bool& internal) {
+    if (const auto it = early_.find(v); it != early_.end()) {
+      const int root = it->second;
+      early_.erase(it);
+      return root;
+    }
+    for (;;) {
+      const std::size_t i = c_.wait_any(listeners_);
+      Message m = c_.take(listeners_[i]);
+      const bool is_request = i == parents_.size();
+      listeners_[i] = is_request ? c_.irecv(s_.rank, s_.request_tag()) : c_.irecv(parents_[i], s_.activation_tag());
+      const int root = consider(v, m, is_request, internal);
+      if (root >= 0) return root;
+    }
+  }
+
+  // One activation message or main-agent request while waiting for version v: returns the root if it activates v.
+  int consider(std::int64_t v, const Message& m, bool is_request, bool& internal) {
+    const std::int64_t u = m.payload.ints.at(0);
+    if (is_request) {
+      if (u > v) throw std::logic_error("partial allreduce: activation request for a future version");
+      if (u < v) return -1;  // the main agent asked for a version that had already started
+      internal = true;
+      return s_.rank;
+    }
+    const int root = static_cast<int>(m.payload.ints.at(1));
+    // A synchronous version is started by every rank's own call; nobody activates it.
+    if (u == v && !s_.synchronous(v)) return root;
+    if (u > v) early_[u] = root;  // a neighbour is already one version ahead: keep it for then
+    else note_duplicate();        // that version already started here
+    return -1;
+  }
+
+  void note_duplicate() {
+    std::lock_guard lock(*s_.mutex);
+    ++s_.stats.duplicate_activations;
+  }
+
+  void forward(std::int64_t v, int root) {
+    if (s_.synchronous(v)) return;
+    const std::vector<int> children = s_.tree.children(s_.rank, root);
+    for (int child : children) c_.post(child, s_.activation_tag(), Payload{{}, {v, root}}, kControlBytes);
+    std::lock_guard lock(*s_.mutex);
+    s_.stats.activations_sent += static_cast<std::int64_t>(children.size());
+  }
+
+  Snapshot take_send_buffer(std::int64_t v, bool internal) {
+    std::lock_guard lock(*s_.mutex);
+    s_.started = v + 1;
+    if (internal) ++s_.stats.internal_activations;
+    Snapshot snap;
+    if (s_.config.buffer == SendBufferPolicy::Accumulate) {
+      snap.data = std::move(s_.buffer);
+      s_.buffer.assign(s_.elements, 0.0f);
+      snap.deposits = std::move(s_.deposits);
+      s_.deposits.clear();
+    } else {
+      snap.data = s_.buffer;
+      snap.deposits = s_.deposits;
+    }
+    snap.fresh = std::find(snap.deposits.begin(), snap.deposits.end(), v) != snap.deposits.end();
+    if (snap.fresh) ++s_.stats.fresh_contributions;
+    return snap;
+  }
+
+  void record_contribution(std::int64_t v, const Snapshot& snap) {
+    StepObserver* obs = s_.config.observer;
+    if (obs == nullptr) return;
+    const std::int64_t step = s_.step_of(v);
+    obs->sample(s_.rank, "fresh_contribution", snap.fresh ? 1.0 : 0.0);
+    std::int64_t oldest = -1;
+    for (std::int64_t d : snap.deposits) {
+      const std::int64_t staleness = step - s_.step_of(d);
+      obs->histogram(s_.rank, "staleness", staleness);
+      oldest = std::max(oldest, staleness);
+    }
+    if (!s_.config.contributions_table.empty()) {
+      const int group = s_.config.grouping ? s_.config.grouping->group_of(s_.rank, step).members.front() : 0;
+      obs->table_row(s_.config.contributions_table,
+                     {{"version", static_cast<double>(v)},
+                      {"step", static_cast<double>(step)},
+                      {"group", static_cast<double>(group)},
+                      {"rank", static_cast<double>(s_.rank)},
+                      {"fresh", snap.fresh ? 1.0 : 0.0},
+                      {"staleness", static_cast<double>(oldest)}});
+    }
+  }
+
+  static Payload pack(std::int64_t v, std::vector<float> values, const RankSet& fresh) {
+    std::vector<std::int64_t> ints{v};
+    ints.insert(ints.end(), fresh.begin(), fresh.end());
+    return Payload{std::move(values), std::move(ints)};
+  }
+
+  // Sends `out` to partner and returns what partner sent on the same tag (checked to be of version v).
+  Message swap(std::int64_t v, int partner, Tag tag, Payload out, double bytes) {
+    auto recv = c_.irecv(partner, tag);
+    auto send = c_.isend(partner, tag, std::move(out), bytes);
+    c_.wait(recv);
+    Message m = c_.take(recv);
+    check_version(v, m);
+    c_.wait(send);
+    return m;
+  }
+
+  // The reduction over the butterfly dimensions `dims` of virtual index vi (real rank: real(index)).
+  //   recursive doubling: one exchange of the whole vector per dimension (fflib2's allreduce); both partners end
+  //     with the same bits (a + b == b + a).
+  //   Rabenseifner: recursive halving (reduce-scatter) over the dimensions in order, then recursive doubling of
+  //     the reduced blocks (allgather) in reverse order: 2 (n-1)/n of the vector per member instead of log2 n times
+  //     all of it; every block is summed on one member and copied to the others.
+  template <typename Real>
+  void butterfly(std::int64_t v, Partial& p, int vi, const std::vector<int>& dims, Real real) {
+    const int k = static_cast<int>(dims.size());
+    if (s_.config.schedule == PartialSchedule::RecursiveDoubling) {
+      for (int j = 0; j < k; ++j) {
+        Message m = swap(v, real(vi ^ (1 << dims[static_cast<std::size_t>(j)])), s_.schedule_tag(v, j),
+                         pack(v, p.data, p.fresh), s_.config.logical_bytes);
+        vec::add(p.data, m.payload.values);
+        unite(p.fresh, m.payload.ints);
+      }
+      return;
+    }
+    const BlockPartition part{p.data.size(), s_.config.logical_bytes, 1 << k};
+    int lo = 0, hi = 1 << k;  // the blocks this member is responsible for
+    for (int j = 0; j < k; ++j) {
+      const int bit = 1 << dims[static_cast<std::size_t>(j)], mid = (lo + hi) / 2;
+      const bool upper = (vi & bit) != 0;
+      const int keep_lo = upper ? mid : lo, keep_hi = upper ? hi : mid;
+      const int give_lo = upper ? lo : mid, give_hi = upper ? mid : hi;
+      Message m = swap(v, real(vi ^ bit), s_.schedule_tag(v, j), pack(v, part.copy(p.data, give_lo, give_hi), p.fresh),
+                       part.bytes_of(give_lo, give_hi));
+      vec::add(part.span(p.data, keep_lo, keep_hi), m.payload.values);
+      unite(p.fresh, m.payload.ints);
+      lo = keep_lo;
+      hi = keep_hi;
+    }
+    for (int j = k - 1; j >= 0; --j) {
+      const int bit = 1 << dims[static_cast<std::size_t>(j)], width = hi - lo;
+      const bool upper = (vi & bit) != 0;
+      const int other_lo = upper ? lo - width : hi;
+      Message m = swap(v, real(vi ^ bit), s_.schedule_tag(v, k + j), pack(v, part.copy(p.data, lo, hi), p.fresh),
+                       part.bytes_of(lo, hi));
+      const auto dst = part.span(p.data, other_lo, other_lo + width);
+      std::copy(m.payload.values.begin(), m.payload.values.end(), dst.begin());
+      lo = std::min(lo, other_lo);
+      hi = lo + 2 * width;
+    }
+  }
+
+  // Over all ranks; for a P that is not a power of two the first 2r ranks fold in pairs first and out at the end.
+  void reduce_over_world(std::int64_t v, Partial& p) {
+    const PowerOfTwoFold fold(s_.size, s_.rank);
+    const Tag in = s_.schedule_tag(v, kFoldInPhase), out = s_.schedule_tag(v, kFoldOutPhase);
+    if (s_.rank < 2 * fold.extra) {
+      if (fold.virtual_index < 0) {
+        c_.send(s_.rank + 1, in, pack(v, p.data, p.fresh), s_.config.logical_bytes);
+      } else {
+        Message m = c_.recv(s_.rank - 1, in);
+        check_version(v, m);
+        vec::add(m.payload.values, p.data);  // lower rank first, as in the synchronous fold
+        p.data = std::move(m.payload.values);
+        unite(p.fresh, m.payload.ints);
+      }
+    }
+    if (fold.virtual_index >= 0) {
+      std::vector<int> dims;
+      for (int d = 0; (1 << d) < fold.p2; ++d) dims.push_back(d);
+      butterfly(v, p, fold.virtual_index, dims, [&fold](int index) { return fold.real_index(index); });
+    }
+    if (s_.rank < 2 * fold.extra) {
+      if (fold.virtual_index < 0) {
+        Message m = c_.recv(s_.rank + 1, out);
+        check_version(v, m);
+        p.data = std::move(m.payload.values);
+        std::fill(p.fresh.begin(), p.fresh.end(), 0);
+        unite(p.fresh, m.payload.ints);
+      } else {
+        c_.send(s_.rank - 1, out, pack(v, p.data, p.fresh), s_.config.logical_bytes);
+      }
+    }
+  }
+
+  static void check_version(std::int64_t v, const Message& m) {
+    if (m.payload.ints.empty() || m.payload.ints[0] != v)
+      throw std::logic_error("partial allreduce: schedule message of version " +
+                             (m.payload.ints.empty() ? std::string("?") : std::to_string(m.payload.ints[0])) +
+                             " received while executing version " + std::to_string(v));
+  }
+
+  void publish(std::int64_t v, Partial p, std::vector<int> members, std::vector<std::int64_t> deposits) {
+    std::vector<int> fresh;
+    for (int r : members)
+      if (contains(p.fresh, r)) fresh.push_back(r);
+    const int leader = members.front();
+    const auto active = static_cast<double>(fresh.size());
+    PartialResult full;
+    if (s_.config.on_version) {
+      full.version = v;
+      full.step = s_.step_of(v);
+      full.sum = p.data;
+      full.group = members;
+      full.fresh = fresh;
+      full.own_data_included = std::find(deposits.begin(), deposits.end(), v) != deposits.end();
+    }
+    bool notify = false;
+    {
+      std::lock_guard lock(*s_.mutex);
+      s_.latest.version = v;
+      s_.latest.sum = std::move(p.data);
+      s_.latest.group = std::move(members);
+      s_.latest.fresh = std::move(fresh);
+      s_.latest.deposits = std::move(deposits);
+      s_.completed = v + 1;
+      ++s_.stats.executed;
+      s_.stats.executed_versions.push_back(v);
+      notify = s_.waiting_for >= 0 && s_.waiting_for <= v;
+      if (notify) s_.waiting_for = -1;
+    }
+    if (s_.config.on_version) s_.config.on_version(full);
+    if (notify) c_.post(s_.rank, s_.done_tag(), Payload{{}, {v}}, kControlBytes);
+    if (s_.config.observer && s_.rank == leader)
+      s_.config.observer->sample(s_.rank, s_.config.grouping ? "group_active_processes" : "active_processes", active);
+  }
+
+  Comm& c_;
+  PartialAllreduce::Shared& s_;
+  std::vector<int> parents_;            // every neighbour that may forward an activation to this rank
+  std::vector<RequestPtr> listeners_;   // one receive per parent, then one for the main agent's requests
+  std::map<std::int64_t, int> early_;   // activations of later versions, kept until their turn
+};
+
+}  // namespace
+
+PartialAllreduce::PartialAllreduce(Comm& comm, PartialAllreduceConfig config)
+    : comm_(comm), shared_(std::make_shared<Shared>(comm, std::move(config))) {
+  if (shared_->config.versions < 0) throw std::invalid_argument("partial allreduce: versions must be >= 0");
+  if (shared_->config.grouping && shared_->config.grouping->world_size() != comm.size())
+    throw std::invalid_argument("partial allreduce: the grouping is for " +
+                                std::to_string(shared_->config.grouping->world_size()) + " ranks, the world has " +
+                                std::to_string(comm.size()));
+  if (shared_->config.versions == 0) return;
+  auto shared = shared_;  // the agent keeps the state alive even if this object goes first
+  agent_ = comm.spawn("partial-allreduce", [shared](Comm& agent_comm) { AgentLoop(agent_comm, *shared).run(); });
+}
+
+// Without finish() the agent stays blocked and the backend reports it; joining here could hang during unwinding.
+PartialAllreduce::~PartialAllreduce() = default;
+
+PartialResult PartialAllreduce::call(std::vector<float> data) {
+  Shared& s = *shared_;
+  if (data.size() != s.elements)
+    throw std::invalid_argument("partial allreduce: call with " + std::to_string(data.size()) +
+                                " values, the collective was set up for " + std::to_string(s.elements));
+  std::int64_t t = 0;
+  bool activate = false, wait = false;
+  {
+    std::lock_guard lock(*s.mutex);
+    t = s.calls;
+    if (t >= s.config.versions)
+      throw std::logic_error("partial allreduce: call " + std::to_string(t + 1) + " but only " +
+                             std::to_string(s.config.versions) + " versions were set up");
+    ++s.calls;
+    s.deposit(std::move(data), t);
+    // A version that already started here has taken the buffer: this rank joins a later one, and activates nothing.
+    activate = s.started <= t && s.may_activate(t);
+    wait = s.completed <= t;
+    if (wait) s.waiting_for = t;
+  }
+  if (activate) comm_.post(s.rank, s.request_tag(), Payload{{}, {t}}, kControlBytes);
+  if (wait) comm_.recv(s.rank, s.done_tag());
+
+  std::lock_guard lock(*s.mutex);
+  PartialResult r;
+  if (s.latest.version > s.consumed) {
+    s.consumed = s.latest.version;
+    r.version = s.latest.version;
+    r.step = s.step_of(r.version);
+    r.sum = s.latest.sum;
+    r.group = s.latest.group;
+    r.fresh = s.latest.fresh;
+    r.own_data_included = std::find(s.latest.deposits.begin(), s.latest.deposits.end(), t) != s.latest.deposits.end();
+  }
+  return r;
+}
+
+void PartialAllreduce::finish() {
+  if (finished_) return;
+  {
+    std::lock_guard lock(*shared_->mutex);
+    if (shared_->calls != shared_->config.versions)
+      throw std::logic_error("partial allreduce: finish() after " + std::to_string(shared_->calls) + " of " +
+                             std::to_string(shared_->config.versions) + " calls");
+  }
+  if (agent_) agent_->join();
+  finished_ = true;
+}
+
+PartialAllreduceStats PartialAllreduce::stats() const {
+  std::lock_guard lock(*shared_->mutex);
+  return shared_->stats;
+}
+
+std::vector<float> PartialAllreduce::send_buffer() const {
+  std::lock_guard lock(*shared_->mutex);
+  return shared_->buffer;
+}
+
+int PartialAllreduce::majority_initiator(std::uint64_t seed, std::int64_t version, int world_size) {
+  Rng rng(seed, Stream::Majority, static_cast<std::uint64_t>(version));
+  return static_cast<int>(rng.below(static_cast<std::uint64_t>(world_size)));
+}
+
+const char* to_string(PartialSchedule s) {
+  return s == PartialSchedule::Rabenseifner ? "rabenseifner" : "recursive_doubling";
+}
+
+bool parse_partial_schedule(const std::string& text, PartialSchedule& out) {
+  for (auto s : {PartialSchedule::RecursiveDoubling, PartialSchedule::Rabenseifner})
+    if (text == to_string(s)) {
+      out = s;
+      return true;
+    }
+  return false;
+}
+
+PartialAllreduceConfig solo_allreduce_config(std::int64_t versions, double logical_bytes, std::size_t elements) {
+  PartialAllreduceConfig c;
+  c.activation = ActivationPolicy::Solo;
+  c.buffer = SendBufferPolicy::Accumulate;
+  c.versions = versions;
+  c.logical_bytes = logical_bytes;
+  c.initial_buffer.assign(elements, 0.0f);
+  return c;
+}
+
+PartialAllreduceConfig majority_allreduce_config(std::int64_t versions, double logical_bytes, std::size_t elements,
+                                                 std::uint64_t seed) {
+  PartialAllreduceConfig c = solo_allreduce_config(versions, logical_bytes, elements);
+  c.activation = ActivationPolicy::Majority;
+  c.seed = seed;
+  return c;
+}
+
+PartialAllreduceConfig group_allreduce_config(std::int64_t versions, double logical_bytes,
+                                              std::vector<float> initial_model, ButterflyGrouping grouping) {
+  PartialAllreduceConfig c;
+  c.activation = ActivationPolicy::Solo;
+  c.buffer = SendBufferPolicy::Replace;
+  c.versions = versions;
+  c.logical_bytes = logical_bytes;
+  c.initial_buffer = std::move(initial_model);
+  c.grouping = std::move(grouping);
+  c.schedule_channel = Channel::GroupAllreduce;
+  return c;
+}
+
+}  // namespace quorum

@@ -1,0 +1,238 @@
+// eager-SGD, WAGMA-SGD and the collective microbenchmark as algorithms: their degenerate cases against the
+// synchronous baselines, their behaviour under stragglers, their metrics, and their parameter checks.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "algorithms/sgd/WagmaSgd.hpp"
+#include "sim/model/Scenario.hpp"
+#include "tests/support/ScenarioHarness.hpp"
+
+namespace quorum {
+
+using testing::simulate_scenario;
+
+namespace {
+
+// Hyperplane regression on a small Piz Daint; `delayed` random ranks per step are 0.1 s late.
+nlohmann::json scenario(const nlohmann::json& algorithm, int nodes, int iterations, int delayed) {
+  nlohmann::json s = {
+      {"name", "eager-wagma-test"},
+      {"seed", 5},
+      {"platform", {{"name", "piz_daint"}, {"nodes", nodes}}},
+      {"workload", {{"profile", "hyperplane"}, {"iterations", iterations}, {"compute", {{"kind", "constant"}, {"seconds", 0.2}}}}},
+      {"algorithm", algorithm},
+      {"math", {{"model", "hyperplane"}, {"batch", 16}, {"dim", 32}, {"train_size", 1024}, {"test_size", 256}, {"lr", 0.02}}},
+      {"output", {{"progress", false}}}};
+  if (delayed > 0) s["imbalance"] = {{"kind", "random_delay"}, {"ranks", delayed}, {"delay_s", 0.1}};
+  return s;
+}
+
+void expect_near_params(const std::vector<std::vector<float>>& a, const std::vector<std::vector<float>>& b,
+                        float tolerance) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t r = 0; r < a.size(); ++r) {
+    ASSERT_EQ(a[r].size(), b[r].size());
+    ASSERT_FALSE(a[r].empty());
+    for (std::size_t i = 0; i < a[r].size(); ++i)
+      ASSERT_NEAR(a[r][i], b[r][i], tolerance * (1 + std::abs(b[r][i]))) << "rank " << r << " parameter " << i;
+  }
+}
+
+std::string scenario_error(const nlohmann::json& s) {
+  try {
+    parse_scenario(s, "");
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------------ eager-SGD -----
+
+TEST(EagerSgd, WithoutStragglersEqualsAllreduceSgd) {
+  const auto reference = simulate_scenario(scenario({{"name", "allreduce"}}, 8, 12, 0));
+  ASSERT_TRUE(reference.ok) << reference.error;
+  for (const char* collective : {"solo", "majority"}) {
+    SCOPED_TRACE(collective);
+    const auto r = simulate_scenario(scenario({{"name", "eager_sgd"}, {"collective", collective}}, 8, 12, 0));
+    ASSERT_TRUE(r.ok) << r.error;
+    // Everyone arrives together, so every version sums every fresh gradient (in butterfly rather than ring order).
+    expect_near_params(r.final_params, reference.final_params, 1e-5f);
+    EXPECT_DOUBLE_EQ(r.summary["mean_active_processes"].get<double>(), 8.0);
+    EXPECT_EQ(r.summary["staleness_histogram"], nlohmann::json({{"0", 8 * 12}}));
+  }
+}
+
+TEST(EagerSgd, StragglersContributeStaleGradientsAndNobodyWaitsForThemUnderSolo) {
+  const auto sync = simulate_scenario(scenario({{"name", "allreduce"}}, 8, 30, 1));
+  const auto solo = simulate_scenario(scenario({{"name", "eager_sgd"}}, 8, 30, 1));
+  const auto majority = simulate_scenario(scenario({{"name", "eager_sgd"}, {"collective", "majority"}}, 8, 30, 1));
+  ASSERT_TRUE(sync.ok && solo.ok && majority.ok) << sync.error << solo.error << majority.error;
+  const double t_sync = sync.summary["throughput_steps_per_s"], t_solo = solo.summary["throughput_steps_per_s"],
+               t_majority = majority.summary["throughput_steps_per_s"];
+  // One rank 0.1 s late per 0.2 s step: synchronous steps take about 0.3 s, solo ones about 0.2 s.
+  EXPECT_GT(t_solo, 1.3 * t_sync);
+  EXPECT_GT(t_majority, t_sync);
+  EXPECT_GE(t_solo, t_majority);
+  EXPECT_LT(solo.summary["mean_active_processes"].get<double>(), 8.0);
+  EXPECT_GT(solo.summary["staleness_histogram"]["1"].get<int>(), 0);  // late ranks' gradients, one step old
+  EXPECT_LT(solo.summary["final_loss"].get<double>(), solo.summary["initial_loss"].get<double>() / 2);
+  // Under majority a random initiator waits for those before it: more fresh contributions than under solo.
+  EXPECT_GT(majority.summary["mean_active_processes"].get<double>(),
+            solo.summary["mean_active_processes"].get<double>());
+}
+
+TEST(EagerSgd, SynchronousCollectivesBoundTheDriftAndTheStaleness) {
+  // Nobody waits under solo: ranks once delayed stay behind and drift apart (with a 32 KB model the collective is
+  // too cheap for late ranks to catch up by skipping it). Every 5th allreduce run synchronously re-aligns them.
+  const auto drifting = simulate_scenario(scenario({{"name", "eager_sgd"}}, 8, 40, 1));
+  const auto bounded = simulate_scenario(scenario({{"name", "eager_sgd"}, {"collective_sync_every", 5}}, 8, 40, 1));
+  ASSERT_TRUE(drifting.ok && bounded.ok) << drifting.error << bounded.error;
+  EXPECT_GT(bounded.summary["mean_active_processes"].get<double>(),
+            drifting.summary["mean_active_processes"].get<double>() + 1.0);
+  int oldest = 0;
+  for (const auto& [bucket, count] : bounded.summary["staleness_histogram"].items())
+    oldest = std::max(oldest, std::stoi(bucket));
+  EXPECT_LE(oldest, 4);
+  EXPECT_GT(oldest, 0);
+}
+
+TEST(EagerSgd, ModelSyncMakesTheReplicasEqual) {
+  // 12 steps, a model average every 4: the run ends on one, so every rank holds the same model.
+  const auto r = simulate_scenario(scenario({{"name", "eager_sgd"}, {"model_sync_every", 4}}, 4, 12, 1));
+  ASSERT_TRUE(r.ok) << r.error;
+  for (const auto& p : r.final_params) EXPECT_EQ(p, r.final_params[0]);
+}
+
+// ---------------------------------------------------------------------------------------------- WAGMA-SGD -----
+
+TEST(WagmaSgd, DefaultGroupSizeIsSqrtPRoundedUpToAPowerOfTwo) {
+  EXPECT_EQ(default_group_size(1), 1);
+  EXPECT_EQ(default_group_size(2), 2);
+  EXPECT_EQ(default_group_size(4), 2);
+  EXPECT_EQ(default_group_size(8), 4);
+  EXPECT_EQ(default_group_size(64), 8);
+  EXPECT_EQ(default_group_size(128), 16);
+  EXPECT_EQ(default_group_size(256), 16);
+  const Scenario s = parse_scenario(scenario({{"name", "wagma"}}, 64, 10, 0), "");
+  EXPECT_EQ(s.algorithm_params.get_int("group_size"), 8);
+  EXPECT_EQ(s.resolved["algorithm"]["group_size"], 8);
+}
+
+TEST(WagmaSgd, GroupOfAllRanksAndTauOneIsSynchronousModelAveraging) {
+  const auto reference = simulate_scenario(scenario({{"name", "local_sgd"}, {"tau", 1}}, 8, 12, 2));
+  ASSERT_TRUE(reference.ok) << reference.error;
+  const auto r = simulate_scenario(scenario({{"name", "wagma"}, {"group_size", 8}, {"tau", 1}}, 8, 12, 2));
+  ASSERT_TRUE(r.ok) << r.error;
+  expect_near_params(r.final_params, reference.final_params, 1e-6f);
+  EXPECT_EQ(r.final_params, reference.final_params);  // every step is the same synchronous average
+}
+
+TEST(WagmaSgd, WaitAvoidingGroupOfAllRanksWithoutStragglersIsSynchronousModelAveraging) {
+  // tau = 0: no global average ever; every step's model average is the wait-avoiding group allreduce over all.
+  const auto reference = simulate_scenario(scenario({{"name", "local_sgd"}, {"tau", 1}}, 8, 12, 0));
+  ASSERT_TRUE(reference.ok) << reference.error;
+  const auto r = simulate_scenario(scenario({{"name", "wagma"}, {"group_size", 8}, {"tau", 0}}, 8, 12, 0));
+  ASSERT_TRUE(r.ok) << r.error;
+  expect_near_params(r.final_params, reference.final_params, 1e-5f);
+  EXPECT_DOUBLE_EQ(r.summary["mean_active_processes"].get<double>(), 8.0);
+}
+
+TEST(WagmaSgd, WithoutGroupAveragingIsLocalSgdWithTheSameTau) {
+  for (int tau : {1, 3, 5}) {
+    SCOPED_TRACE("tau " + std::to_string(tau));
+    const auto reference = simulate_scenario(scenario({{"name", "local_sgd"}, {"tau", tau}}, 8, 12, 2));
+    const auto r = simulate_scenario(
+        scenario({{"name", "wagma"}, {"tau", tau}, {"wait_avoiding", false}, {"blocking_groups", false}}, 8, 12, 2));
+    ASSERT_TRUE(reference.ok && r.ok) << reference.error << r.error;
+    EXPECT_EQ(r.final_params, reference.final_params);
+    EXPECT_DOUBLE_EQ(r.summary["throughput_steps_per_s"].get<double>(),
+                     reference.summary["throughput_steps_per_s"].get<double>());
+    EXPECT_TRUE(r.summary["mean_active_processes"].is_null());
+  }
+}
+
+TEST(WagmaSgd, BlockingGroupsOfAllRanksAreSynchronousModelAveraging) {
+  const auto reference = simulate_scenario(scenario({{"name", "local_sgd"}, {"tau", 1}}, 8, 12, 2));
+  const auto r = simulate_scenario(scenario(
+      {{"name", "wagma"}, {"group_size", 8}, {"tau", 0}, {"wait_avoiding", false}, {"blocking_groups", true}}, 8, 12, 2));
+  ASSERT_TRUE(reference.ok && r.ok) << reference.error << r.error;
+  EXPECT_EQ(r.final_params, reference.final_params);
+}
+
+TEST(WagmaSgd, WaitAvoidingGroupsBeatGlobalAveragingUnderStragglersAndStillLearn) {
+  const auto local = simulate_scenario(scenario({{"name", "local_sgd"}, {"tau", 1}}, 16, 40, 2));
+  const auto wagma = simulate_scenario(scenario({{"name", "wagma"}, {"membership_csv", true}}, 16, 40, 2));
+  ASSERT_TRUE(local.ok && wagma.ok) << local.error << wagma.error;
+  EXPECT_GT(wagma.summary["throughput_steps_per_s"].get<double>(),
+            1.2 * local.summary["throughput_steps_per_s"].get<double>());
+  const double nap = wagma.summary["mean_active_processes"];
+  EXPECT_GT(nap, 8.0);
+  EXPECT_LT(nap, 16.0);
+  EXPECT_GT(wagma.summary["staleness_histogram"]["1"].get<int>(), 0);
+  EXPECT_EQ(wagma.summary["metrics"]["group_active_processes"]["max"].get<double>(), 4.0);  // S = 4 for P = 16
+  EXPECT_LT(wagma.summary["final_loss"].get<double>(), wagma.summary["initial_loss"].get<double>() / 2);
+}
+
+TEST(WagmaSgd, PairwiseSettingsWithoutGlobalAveragingRunAndLearn) {
+  // The paper's AD-PSGD-like (alpha, S = 2, tau = infinity) and D-PSGD/SGP-like (beta) corners.
+  for (bool alpha : {true, false}) {
+    SCOPED_TRACE(alpha ? "wait-avoiding pairs" : "blocking pairs");
+    const auto r = simulate_scenario(scenario(
+        {{"name", "wagma"}, {"group_size", 2}, {"tau", 0}, {"wait_avoiding", alpha}, {"blocking_groups", !alpha}}, 8, 30, 2));
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_LT(r.summary["final_loss"].get<double>(), r.summary["initial_loss"].get<double>() / 2);
+    EXPECT_EQ(r.summary["metrics"]["group_active_processes"]["max"].get<double>(), 2.0);
+  }
+}
+
+TEST(WagmaSgd, BadSettingsAreRejectedWithTheFieldNamed) {
+  auto bad = scenario({{"name", "wagma"}, {"wait_avoiding", true}, {"blocking_groups", true}}, 8, 10, 0);
+  EXPECT_NE(scenario_error(bad).find("algorithm.blocking_groups"), std::string::npos) << scenario_error(bad);
+  bad = scenario({{"name", "wagma"}, {"group_size", 3}}, 8, 10, 0);
+  EXPECT_NE(scenario_error(bad).find("algorithm.group_size"), std::string::npos) << scenario_error(bad);
+  bad = scenario({{"name", "wagma"}, {"group_size", 16}}, 8, 10, 0);
+  EXPECT_NE(scenario_error(bad).find("algorithm.group_size"), std::string::npos) << scenario_error(bad);
+  bad = scenario({{"name", "wagma"}}, 12, 10, 0);
+  EXPECT_NE(scenario_error(bad).find("power-of-two"), std::string::npos) << scenario_error(bad);
+  bad = scenario({{"name", "eager_sgd"}, {"collective", "quorum"}}, 8, 10, 0);
+  EXPECT_NE(scenario_error(bad).find("algorithm.collective"), std::string::npos) << scenario_error(bad);
+  // Local SGD mode needs no groups, so any P is fine.
+  EXPECT_EQ(scenario_error(scenario({{"name", "wagma"}, {"wait_avoiding", false}}, 12, 10, 0)), "");
+}
+
+// ------------------------------------------------------------------------------------------ microbenchmark -----
+
+TEST(CollectiveBench, ReproducesTheOrderingOfFigureNine) {
+  auto run = [](const char* collective) {
+    nlohmann::json s = {
+        {"name", "bench"},
+        {"platform", {{"name", "piz_daint"}, {"nodes", 16}}},
+        {"workload", {{"profile", "resnet50_p100"}, {"iterations", 16}, {"compute", {{"kind", "constant"}, {"seconds", 0.0}}}}},
+        {"imbalance", {{"kind", "linear_skew"}, {"step_s", 0.001}}},
+        {"algorithm", {{"name", "collective_bench"}, {"collective", collective}, {"message_bytes", 4096}}},
+        {"output", {{"progress", false}}}};
+    const auto r = simulate_scenario(s);
+    EXPECT_TRUE(r.ok) << r.error;
+    return r.summary;
+  };
+  const auto sync = run("sync"), solo = run("solo"), majority = run("majority"), group = run("group");
+  const double l_sync = sync["metrics"]["latency_s"]["mean"], l_solo = solo["metrics"]["latency_s"]["mean"],
+               l_majority = majority["metrics"]["latency_s"]["mean"];
+  // Synchronous: rank r waits for rank 15, (15 - r) ms, 7.5 ms on average.
+  EXPECT_NEAR(l_sync, 7.5e-3, 0.5e-3);
+  EXPECT_LT(l_solo, l_sync / 20);
+  EXPECT_LT(l_majority, l_sync / 1.5);
+  EXPECT_GT(l_majority, l_solo);
+  EXPECT_DOUBLE_EQ(sync["mean_active_processes"].get<double>(), 16.0);
+  EXPECT_DOUBLE_EQ(solo["mean_active_processes"].get<double>(), 1.0);  // only rank 0 is ever in time
+  const double nap = majority["mean_active_processes"];
+  EXPECT_GT(nap, 4.0);  // initiator uniform over 16 ranks: 8.5 expected
+  EXPECT_LT(nap, 13.0);
+  EXPECT_DOUBLE_EQ(group["mean_active_processes"].get<double>(), 1.0);
+}
+
+}  // namespace quorum
