@@ -211,7 +211,7 @@ def _legend_below(fig, handles, labels):
     """A legend under the plots (it never hides a bar); returns the height it takes, as a fraction of the figure."""
     if not handles:
         return 0.0
-    ncol = max(1, min(len(labels), int(fig.get_figwidth() // 3.2)))
+    ncol = max(1, min(len(labels), int(fig.get_figwidth() // 2.4)))
     rows = math.ceil(len(labels) / ncol)
     fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=9, frameon=False)
     return min(0.4, (0.12 + 0.26 * rows) / fig.get_figheight())

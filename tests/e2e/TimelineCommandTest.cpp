@@ -91,4 +91,34 @@ TEST(TimelineCommand, RanksAndStepsCanBeSelected) {
   std::filesystem::remove_all(out);
 }
 
+// Algorithms' own events: the partial collectives' activations (eager-SGD, WAGMA-SGD) and Prague's group
+// generator, on the rows of the progress agents that emit them.
+TEST(TimelineCommand, ActivationAndGroupGeneratorEventsHaveTheirRows) {
+  const std::string out = fresh_path("quorum-trace-events");
+  const auto eager = run_cli("run scenarios/quickstart.json --quiet --set math.model=none --set platform.nodes=4 "
+                             "--set workload.iterations=6 --set 'algorithm=[{\"name\":\"eager_sgd\"}]' --trace --out " +
+                             out + "/eager");
+  ASSERT_EQ(eager.exit_code, 0) << eager.err;
+  const auto prague = run_cli("run scenarios/prague/resnet18_homogeneous.json --quiet --set math.model=none "
+                              "--set workload.iterations=6 --set 'algorithm=[{\"name\":\"prague\",\"mode\":\"random\"}]' "
+                              "--trace --out " + out + "/prague");
+  ASSERT_EQ(prague.exit_code, 0) << prague.err;
+  for (const auto& [dir, category] : {std::pair<std::string, std::string>{"/eager", "activation"},
+                                      std::pair<std::string, std::string>{"/prague", "group_generator"}}) {
+    const auto trace = read_json(out + dir + "/trace.json");
+    std::map<std::pair<int, int>, std::string> rows;
+    for (const auto& e : trace["traceEvents"])
+      if (e["ph"] == "M" && e["name"] == "thread_name") rows[{e["pid"].get<int>(), e["tid"].get<int>()}] = e["args"]["name"];
+    int events = 0;
+    for (const auto& e : trace["traceEvents"]) {
+      if (e["ph"] == "M" || e["cat"] != category) continue;
+      ++events;
+      EXPECT_EQ(e["ph"], "i");  // instants: the moment a version or group was activated
+      EXPECT_EQ(rows[std::make_pair(e["pid"].get<int>(), e["tid"].get<int>())], "agent 1: " + category);
+    }
+    EXPECT_GT(events, 0) << category;
+  }
+  std::filesystem::remove_all(out);
+}
+
 }  // namespace quorum
