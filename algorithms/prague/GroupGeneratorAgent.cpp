@@ -45,9 +45,16 @@ void run_group_generator(Comm& comm, StepObserver& observer, const GroupGenerato
     }
     for (const Activation& a : generator.take_activations(now)) {
       if (observer.tracing()) {  // timeline: an instant on the generator's row when it activates a group
-        std::string name = "activate group " + std::to_string(a.group) + " {";
-        for (std::size_t i = 0; i < a.members.size(); ++i) name += (i ? "," : "") + std::to_string(a.members[i]);
-        observer.span({comm.rank(), comm.agent_id(), "group_generator", name + "}", now, now});
+        // Appended piece by piece: "literal" + std::string trips GCC 12's false -Wrestrict.
+        std::string name = "activate group ";
+        name += std::to_string(a.group);
+        name += " {";
+        for (std::size_t i = 0; i < a.members.size(); ++i) {
+          if (i) name += ',';
+          name += std::to_string(a.members[i]);
+        }
+        name += '}';
+        observer.span({comm.rank(), comm.agent_id(), "group_generator", name, now, now});
       }
       for (std::size_t i = 0; i < a.members.size(); ++i) {
         Payload p;

@@ -141,6 +141,11 @@ int sweep(const SweepOptions& o) {
 
   std::unique_ptr<MpiSweepSession> mpi;
   if (o.mpi) {
+    if (!MpiSweepSession::available()) {
+      std::cerr << "error: --mpi: this quorum was built without MPI (install Open MPI, e.g. Debian's libopenmpi-dev, "
+                   "and reconfigure); use --shard I/N to split a sweep over several jobs instead\n";
+      return kExitBadInput;
+    }
     mpi = std::make_unique<MpiSweepSession>();
     shard = {mpi->rank(), mpi->size()};
   }
