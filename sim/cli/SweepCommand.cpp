@@ -166,6 +166,8 @@ int sweep(const SweepOptions& o) {
     if (!o.force && point_is_done(dir, record)) {
       ++stats.skipped;
       if (o.dry_run) std::cout << "done     " << p.id << "\n";
+      // Kept for the table: under MPI, rank 0 may not see this rank's files.
+      else outcomes[p.index] = read_point_outcome(dir, record);
       continue;
     }
     try {
