@@ -133,6 +133,17 @@ class AgentLoop {
     bool internal = false;
     const int root = await_activation(v, internal);
     const double start = c_.now();
+    if (StepObserver* obs = s_.config.observer; obs && obs->tracing()) {  // timeline: when and by whom v started
+      std::string name = "v";  // appended piece by piece: "literal" + std::string trips GCC 12's false -Wrestrict
+      name += std::to_string(v);
+      if (internal) {
+        name += " by this rank";
+      } else {
+        name += " from root ";
+        name += std::to_string(root);
+      }
+      obs->span({s_.rank, 1, "activation", name, start, start});
+    }
     forward(v, root);
     Snapshot snap = take_send_buffer(v, internal);
     record_contribution(v, snap);

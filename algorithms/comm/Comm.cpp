@@ -2,23 +2,42 @@
 
 namespace quorum {
 
+void Comm::account_blocked(double since) {
+  const double t = now();
+  blocked_seconds_ += t - since;
+  if (wait_observer_ != nullptr && t > since) wait_observer_->blocked(rank(), agent_id_, since, t);
+}
+
+void Comm::observe_waits(WaitObserver* observer) {
+  wait_observer_ = observer;
+  agent_id_ = 0;
+  agents_spawned_ = std::make_shared<std::atomic<int>>(0);
+}
+
+void Comm::observe_waits_as_new_agent(Comm& agent_comm) const {
+  if (wait_observer_ == nullptr) return;
+  agent_comm.wait_observer_ = wait_observer_;
+  agent_comm.agents_spawned_ = agents_spawned_;
+  agent_comm.agent_id_ = ++*agents_spawned_;
+}
+
 void Comm::wait(const RequestPtr& request) {
   const double t0 = now();
   do_wait(request);
-  blocked_seconds_ += now() - t0;
+  account_blocked(t0);
 }
 
 std::size_t Comm::wait_any(std::span<const RequestPtr> requests) {
   const double t0 = now();
   const std::size_t i = do_wait_any(requests);
-  blocked_seconds_ += now() - t0;
+  account_blocked(t0);
   return i;
 }
 
 void Comm::wait_all(std::span<const RequestPtr> requests) {
   const double t0 = now();
   do_wait_all(requests);
-  blocked_seconds_ += now() - t0;
+  account_blocked(t0);
 }
 
 void Comm::do_wait_all(std::span<const RequestPtr> requests) {

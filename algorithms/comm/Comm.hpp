@@ -5,6 +5,7 @@
 // Semantics follow MPI's point-to-point rules: messages between a (source, destination, tag) triple are matched
 // in the order they were sent; a send may not complete before the matching receive is posted (so correct code
 // never relies on buffering); a tag marked any-source (see Tag.hpp) is always received with kAnySource.
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -35,6 +36,14 @@ class NativeCollectives {
   // use distinct channels, exactly as their point-to-point versions do, so a backend keys its communicators on it.
   virtual bool allreduce_sum(std::vector<float>& data, const Group& group, double logical_bytes,
                              Channel channel = Channel::SyncAllreduce) = 0;
+};
+
+// Told about every interval an agent spends blocked in wait, wait_any or wait_all (timelines, --trace).
+class WaitObserver {
+ public:
+  virtual ~WaitObserver() = default;
+  // agent 0 is the rank's main agent, 1, 2, ... the agents it spawned, in spawn order.
+  virtual void blocked(int rank, int agent, double start_s, double end_s) = 0;
 };
 
 class Comm {
@@ -86,15 +95,29 @@ class Comm {
   double compute_seconds() const { return compute_seconds_; }
   virtual NativeCollectives* native() { return nullptr; }
 
+  // --- timelines --------------------------------------------------------------------------------------------------
+  // Reports this agent's blocking intervals to observer (null: none), as agent 0 of its rank. Set by the backend's
+  // driver on the main agent when tracing.
+  void observe_waits(WaitObserver* observer);
+  int agent_id() const { return agent_id_; }
+
  protected:
+  // Backends call this in spawn() on the new agent's Comm: it reports to the same observer, as the rank's next agent.
+  void observe_waits_as_new_agent(Comm& agent_comm) const;
+
   virtual void do_wait(const RequestPtr& request) = 0;
   virtual std::size_t do_wait_any(std::span<const RequestPtr> requests) = 0;
   virtual void do_wait_all(std::span<const RequestPtr> requests);
   virtual double do_compute(std::int64_t step, const std::function<void()>& math) = 0;
 
  private:
+  void account_blocked(double since);
+
   double blocked_seconds_ = 0.0;
   double compute_seconds_ = 0.0;
+  WaitObserver* wait_observer_ = nullptr;
+  int agent_id_ = 0;
+  std::shared_ptr<std::atomic<int>> agents_spawned_;  // shared by the rank's agents, for agent numbers
 };
 
 }  // namespace quorum

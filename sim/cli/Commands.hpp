@@ -12,5 +12,7 @@ inline constexpr int kExitRunFailed = 3; // the run itself failed (deadlock, cra
 
 void add_run_command(CLI::App& app, int& exit_code);
 void add_list_command(CLI::App& app, int& exit_code);
+void add_trace_stats_command(CLI::App& app, int& exit_code);
+void add_sweep_command(CLI::App& app, int& exit_code);
 
 }  // namespace quorum::cli

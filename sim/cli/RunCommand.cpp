@@ -24,6 +24,7 @@ struct RunOptions {
   std::string out;
   bool quiet = false;
   std::string backend = "simgrid";
+  TraceFlags trace;
 };
 
 int run(const RunOptions& o) {
@@ -31,7 +32,11 @@ int run(const RunOptions& o) {
   std::vector<Scenario> scenarios;
   try {
     nlohmann::json json = read_scenario_json(o.scenario);
+    if (json.is_object() && json.contains("sweep") && !o.quiet)
+      std::cerr << "[quorum] " << o.scenario << " has a sweep block: `quorum run` runs its base scenario; "
+                << "`quorum sweep` runs the sweep\n";
     apply_overrides(json, o.sets);
+    apply_overrides(json, trace_assignments(o.trace));
     variants = expand_algorithms(json);
     const std::string base_dir = std::filesystem::path(o.scenario).parent_path().string();
     for (const auto& v : variants) {
@@ -90,8 +95,8 @@ int run(const RunOptions& o) {
   if (s.math.enabled()) std::cout << ", proxy " << s.math.model;
   std::cout << "\n" << format_summary_table(labels, summaries);
   std::cout << "results: " << out << (scenarios.size() > 1 ? "/<algorithm>/" : "/")
-            << " (summary.json, iterations.csv" << (scenarios.size() > 1 ? "; comparison.csv in " + out : "")
-            << ")\n";
+            << " (summary.json, iterations.csv" << (s.trace.enabled ? ", trace.json" : "")
+            << (scenarios.size() > 1 ? "; comparison.csv in " + out : "") << ")\n";
   return status;
 }
 
@@ -107,13 +112,16 @@ void add_run_command(CLI::App& app, int& exit_code) {
       ->type_name("KEY=VALUE");
   cmd->add_option("--out", options->out, "result directory (default: results/<scenario name>)");
   cmd->add_flag("--quiet", options->quiet, "no progress on stderr");
+  add_trace_options(*cmd, options->trace);
   cmd->add_option("--backend", options->backend,
                   "simgrid: simulate (default); mpi: run for real under mpirun (see README: Real runs on MPI)")
       ->check(CLI::IsMember({"simgrid", "mpi"}));
   cmd->callback([options, &exit_code] {
     if (options->backend == "mpi") {
 #ifdef QUORUM_HAVE_MPI
-      exit_code = run_with_mpi_backend(options->scenario, options->sets, options->out, options->quiet);
+      std::vector<std::string> sets = options->sets;
+      for (auto& a : trace_assignments(options->trace)) sets.push_back(std::move(a));
+      exit_code = run_with_mpi_backend(options->scenario, sets, options->out, options->quiet);
 #else
       std::cerr << "error: --backend mpi: this quorum was built without Open MPI (install libopenmpi-dev and "
                    "rebuild)\n";

@@ -21,6 +21,25 @@ void apply_overrides(nlohmann::json& scenario, const std::vector<std::string>& a
   }
 }
 
+void add_trace_options(CLI::App& command, TraceFlags& flags) {
+  command.add_flag("--trace", flags.trace,
+                   "write trace.json, a Chrome trace of every rank's compute, communication and waits (open it in "
+                   "ui.perfetto.dev or chrome://tracing)");
+  command.add_option("--trace-ranks", flags.ranks, "trace only these ranks, e.g. 0-3,8 (implies --trace)")
+      ->type_name("RANGES");
+  command.add_option("--trace-steps", flags.steps, "trace only these steps, e.g. 100-119 (implies --trace)")
+      ->type_name("RANGE");
+}
+
+std::vector<std::string> trace_assignments(const TraceFlags& flags) {
+  std::vector<std::string> sets;
+  // Quoted as JSON strings so that "5" stays a range, not a number that --set would parse.
+  if (flags.trace || !flags.ranks.empty() || !flags.steps.empty()) sets.push_back("output.trace=true");
+  if (!flags.ranks.empty()) sets.push_back("output.trace_ranks=" + nlohmann::json(flags.ranks).dump());
+  if (!flags.steps.empty()) sets.push_back("output.trace_steps=" + nlohmann::json(flags.steps).dump());
+  return sets;
+}
+
 std::vector<ScenarioVariant> expand_algorithms(const nlohmann::json& scenario) {
   if (!scenario.is_object() || !scenario.contains("algorithm") || !scenario["algorithm"].is_array())
     return {{scenario.is_object() && scenario.contains("algorithm") && scenario["algorithm"].is_object()

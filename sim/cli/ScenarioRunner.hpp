@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the commands that run scenarios: --set overrides, algorithm lists, running one scenario into a result
 // directory, and the comparison table.
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -12,6 +13,15 @@ namespace quorum::cli {
 
 // Applies --set assignments. A path under "algorithm." applies to every entry when "algorithm" is a list.
 void apply_overrides(nlohmann::json& scenario, const std::vector<std::string>& assignments);
+
+// The timeline options shared by run and sweep (--trace, --trace-ranks, --trace-steps), as --set assignments of
+// the scenario's output.trace* fields.
+struct TraceFlags {
+  bool trace = false;
+  std::string ranks, steps;
+};
+void add_trace_options(CLI::App& command, TraceFlags& flags);
+std::vector<std::string> trace_assignments(const TraceFlags& flags);
 
 // A scenario whose "algorithm" is a list stands for one run per entry, on the same platform, workload, imbalance
 // and seed. Each variant has a label (the entry's "label", else its name, made unique) and the single-algorithm

@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
   int exit_code = quorum::cli::kExitOk;
   quorum::cli::add_run_command(app, exit_code);
   quorum::cli::add_list_command(app, exit_code);
+  quorum::cli::add_sweep_command(app, exit_code);
+  quorum::cli::add_trace_stats_command(app, exit_code);
 #ifdef QUORUM_HAVE_MPI
   quorum::cli::add_calibrate_command(app, exit_code);
   quorum::cli::add_validate_command(app, exit_code);

@@ -1,5 +1,7 @@
 #include "sim/model/Distribution.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -158,8 +160,22 @@ double Distribution::sample(Rng& rng, int rank, std::int64_t step) const {
       const double x = shift_s + std::exp(mu + sigma * normal_quantile(std::clamp(p, 1e-300, 1 - 1e-16)));
       return std::clamp(x, std::max(lo, shift_s), std::isfinite(hi) ? hi : x);
     }
-    case Kind::Empirical: return samples->values[static_cast<std::size_t>(rng.below(samples->values.size()))];
-    case Kind::Trace: return trace->at(rank, step);
+    case Kind::Empirical: {
+      const auto& values = per_rank ? trace->sequence(static_cast<std::size_t>(rank) % trace->sequences())
+                                    : trace->all();
+      return values[static_cast<std::size_t>(rng.below(values.size()))];
+    }
+    case Kind::Replay: {
+      const auto r = static_cast<std::uint64_t>(rank), s = static_cast<std::uint64_t>(step);
+      if (trace->has_ranks()) {
+        const auto& values = trace->sequence(r % trace->sequences());
+        return values[s % values.size()];
+      }
+      const auto& values = trace->all();
+      const std::uint64_t n = values.size(), p = static_cast<std::uint64_t>(std::max(world_size, 1));
+      const std::uint64_t start = (r % p) * n / p;
+      return values[(start + s % n) % n];
+    }
   }
   return 0.0;
 }
@@ -175,8 +191,8 @@ double Distribution::mean() const {
       truncated_lognormal_moments(mu, sigma, shift_s, lo, hi, m, s);
       return m;
     }
-    case Kind::Empirical: return samples->mean();
-    case Kind::Trace: return trace->mean();
+    case Kind::Empirical:
+    case Kind::Replay: return trace->mean();
   }
   return 0.0;
 }
@@ -192,17 +208,18 @@ double Distribution::sd() const {
       truncated_lognormal_moments(mu, sigma, shift_s, lo, hi, m, s);
       return s;
     }
-    case Kind::Empirical: return samples->sd();
-    case Kind::Trace: return trace->sd();
+    case Kind::Empirical:
+    case Kind::Replay: return trace->sd();
   }
   return 0.0;
 }
 
-Distribution parse_distribution(Fields& f, const std::string& base_dir) {
+Distribution parse_distribution(Fields& f, const std::string& base_dir, int world_size) {
   Distribution d;
-  const std::string kind =
-      f.string("kind", std::nullopt,
-               {"constant", "uniform", "normal", "exponential", "lognormal", "truncated_lognormal", "empirical", "trace"});
+  d.world_size = std::max(world_size, 1);
+  const std::string kind = f.string("kind", std::nullopt,
+                                    {"constant", "uniform", "normal", "exponential", "lognormal", "truncated_lognormal",
+                                     "empirical", "replay", "trace"});
   auto resolve_path = [&base_dir](const std::string& file) {
     std::filesystem::path p(file);
     if (p.is_relative() && !base_dir.empty()) p = std::filesystem::path(base_dir) / p;
@@ -246,23 +263,23 @@ Distribution parse_distribution(Fields& f, const std::string& base_dir) {
     d.hi = max;
     f.set_resolved("fit", {{"mu", fit.mu}, {"sigma", fit.sigma}, {"shift_s", fit.shift_s},
                            {"fitted_mean_s", fit.fitted_mean}, {"fitted_sd_s", fit.fitted_sd}});
-  } else if (kind == "empirical") {
-    d.kind = Distribution::Kind::Empirical;
-    const std::string file = f.string("file", std::nullopt);
-    const std::string column = f.string("column", "");
-    try {
-      d.samples = std::make_shared<DurationSamples>(read_duration_samples(resolve_path(file), column));
-    } catch (const TraceError& e) {
-      f.fail("file", e.what());
-    }
   } else {
-    d.kind = Distribution::Kind::Trace;
-    const std::string file = f.string("file", std::nullopt);
+    // Measured durations: empirical resamples them, replay plays them back in order per rank.
+    d.kind = kind == "empirical" ? Distribution::Kind::Empirical : Distribution::Kind::Replay;
+    if (kind == "trace") f.set_resolved("kind", "replay");  // replay's former name
+    const std::string file = resolve_path(f.string("file", std::nullopt));
+    const std::string column = f.string("column", "");
+    if (d.kind == Distribution::Kind::Empirical) d.per_rank = f.boolean("per_rank", false);
     try {
-      d.trace = std::make_shared<RankStepTrace>(read_rank_step_trace(resolve_path(file)));
+      d.trace = std::make_shared<DurationTrace>(read_duration_trace(file, column));
     } catch (const TraceError& e) {
       f.fail("file", e.what());
     }
+    f.set_resolved("file", file);
+    f.set_resolved("measured", {{"durations", d.trace->size()},
+                                {"ranks", d.trace->has_ranks() ? nlohmann::json(d.trace->sequences()) : nlohmann::json()},
+                                {"mean_s", d.trace->mean()},
+                                {"sd_s", d.trace->sd()}});
   }
   f.finish();
   return d;

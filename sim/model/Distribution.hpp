@@ -9,8 +9,16 @@
 //   lognormal           {mu, sigma} or {median_s, sigma}; optional shift_s, min_s, max_s (truncation)
 //   truncated_lognormal {mean_s, sd_s, min_s, max_s}         fitted: a (shifted) lognormal truncated to [min, max]
 //                                                            whose mean and sd match; the fit is recorded
-//   empirical           {file, column?}                      resampled from a CSV of measured durations
-//   trace               {file}                               replayed per rank and step from rank,step,duration
+//   empirical           {file, column?, per_rank?}           resampled from measured durations (Trace.hpp: one
+//                                                            column, rank,step,duration, or quorum's iterations.csv);
+//                                                            per_rank: rank r draws only from the file's rank
+//                                                            (r mod ranks in file)
+//   replay              {file, column?}                      replayed in order per rank: from a file with ranks,
+//                                                            rank r at step s gets the (s mod n)-th duration of the
+//                                                            file's rank (r mod ranks in file); from one sequence of
+//                                                            n durations, rank r of P starts at entry floor(r n / P)
+//                                                            and goes on in order (wrapping around). "trace" is
+//                                                            accepted as replay's former name.
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -25,25 +33,28 @@ namespace quorum {
 class Fields;
 
 struct Distribution {
-  enum class Kind { Constant, Uniform, Normal, Exponential, Lognormal, Empirical, Trace };
+  enum class Kind { Constant, Uniform, Normal, Exponential, Lognormal, Empirical, Replay };
   Kind kind = Kind::Constant;
   double value = 0;          // constant
   double lo = 0, hi = 0;     // uniform bounds; lognormal truncation bounds (of the shifted variable)
   double mean_s = 0, sd_s = 0;
   double mu = 0, sigma = 0, shift_s = 0;
-  std::shared_ptr<const DurationSamples> samples;  // empirical
-  std::shared_ptr<const RankStepTrace> trace;      // trace
+  std::shared_ptr<const DurationTrace> trace;  // empirical, replay
+  bool per_rank = false;                       // empirical: resample each rank's own durations
+  int world_size = 1;                          // replay of one sequence: spreads the ranks' starting points
 
-  // One draw. rank and step select the entry of a replayed trace; other kinds ignore them.
+  // One draw. rank and step select the entry of a replayed trace (and the rank's durations for empirical per_rank);
+  // other kinds ignore them.
   double sample(Rng& rng, int rank, std::int64_t step) const;
-  // Expected value (analytic, or the mean of the data).
+  // Expected value (analytic, or the mean of all the data for empirical and replay).
   double mean() const;
   double sd() const;
 };
 
-// Parses a distribution object (fields as above). base_dir resolves relative file names. The resolved fields
-// (including fitted parameters) are recorded in fields.resolved().
-Distribution parse_distribution(Fields& fields, const std::string& base_dir);
+// Parses a distribution object (fields as above). base_dir resolves relative file names; world_size is the number of
+// ranks that will draw from it. The resolved fields (including fitted parameters and a summary of a trace file) are
+// recorded in fields.resolved().
+Distribution parse_distribution(Fields& fields, const std::string& base_dir, int world_size = 1);
 
 // Lognormal fit to published summary statistics: a lognormal, shifted by 0 or by min_s, truncated to
 // [min_s, max_s], whose truncated mean and sd match mean_s and sd_s (the shift that fits better is kept).

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sim/model/ChromeTrace.hpp"
 #include "sim/model/Version.hpp"
 
 namespace quorum {
@@ -126,6 +127,10 @@ nlohmann::json make_summary(const Scenario& s, const RunRecorder& recorder, cons
   j["mean_active_processes"] =
       fresh == recorder.metrics().end() ? nlohmann::json(nullptr) : nlohmann::json(fresh->second.mean() * s.ranks);
   j["staleness_histogram"] = histograms.contains("staleness") ? histograms["staleness"] : nlohmann::json(nullptr);
+  if (recorder.tracing())
+    j["trace"] = {{"file", "trace.json"},
+                  {"events", recorder.spans().size()},
+                  {"dropped_events", recorder.dropped_spans()}};
   return j;
 }
 
@@ -184,6 +189,17 @@ void write_results(const std::string& dir, const nlohmann::json& summary, const 
   std::filesystem::create_directories(dir);
   if (iterations_csv) write_iterations_csv(dir + "/iterations.csv", recorder.steps());
   for (const auto& [name, table] : recorder.tables()) write_table_csv(dir + "/" + name + ".csv", table);
+  if (recorder.tracing()) {
+    nlohmann::json meta;
+    for (const char* key : {"name", "algorithm", "platform", "nodes", "ranks", "workload_profile", "imbalance",
+                            "iterations", "backend"})
+      if (summary.contains(key)) meta[key] = summary[key];
+    meta["time"] = summary.value("backend", "") == "simgrid" ? "simulated seconds" : "seconds since the run began";
+    if (summary.contains("scenario") && summary["scenario"].contains("output"))
+      meta["selection"] = summary["scenario"]["output"];
+    meta["dropped_events"] = recorder.dropped_spans();
+    write_file_atomic(dir + "/trace.json", chrome_trace_json(recorder.spans(), meta));
+  }
   write_file_atomic(dir + "/summary.json", summary.dump(2) + "\n");
 }
 

@@ -103,9 +103,22 @@ void RunRecorder::merge_snapshot(std::int64_t step, const ModelSnapshot& snapsho
 }
 
 void RunRecorder::span(const TraceSpan& span) {
-  if (!tracing_) return;
+  if (!trace_.enabled || !trace_.keeps_rank(span.rank)) return;
   std::lock_guard lock(mutex_);
+  if (span.rank < 0 || span.rank >= ranks_) return;
+  // Service ranks (parameter servers) run no steps: the step selection does not apply to them.
+  if (!service_[static_cast<std::size_t>(span.rank)] && !trace_.keeps_step(last_step_[static_cast<std::size_t>(span.rank)] + 1))
+    return;
+  if (static_cast<std::int64_t>(spans_.size()) >= trace_.max_events) {
+    ++dropped_spans_;
+    return;
+  }
   spans_.push_back(span);
+}
+
+void RunRecorder::blocked(int rank, int agent, double start_s, double end_s) {
+  if (!trace_.enabled || !trace_.keeps_rank(rank)) return;
+  span(TraceSpan{rank, agent, "wait", "wait", start_s, end_s});
 }
 
 void RunRecorder::report_progress(double sim_time) {

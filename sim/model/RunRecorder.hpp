@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "algorithms/RankContext.hpp"
+#include "sim/model/TraceOptions.hpp"
 
 namespace quorum {
 
@@ -38,7 +39,7 @@ struct ModelSnapshot {
   double time_s = 0;
 };
 
-class RunRecorder final : public StepObserver {
+class RunRecorder final : public StepObserver, public WaitObserver {
  public:
   RunRecorder(std::string label, int ranks, std::int64_t iterations, bool progress);
 
@@ -46,11 +47,18 @@ class RunRecorder final : public StepObserver {
   void sample(int rank, const std::string& metric, double value) override;
   void histogram(int rank, const std::string& name, std::int64_t bucket) override;
   void table_row(const std::string& table, const std::vector<std::pair<std::string, double>>& row) override;
-  bool tracing() const override { return tracing_; }
+  bool tracing() const override { return trace_.enabled; }
+  // Keeps spans of the selected ranks during their selected steps (a span belongs to the step its rank has not
+  // finished yet), up to the event bound; counts the rest.
   void span(const TraceSpan& span) override;
+  // A Comm's blocking interval (WaitObserver): a "wait" span.
+  void blocked(int rank, int agent, double start_s, double end_s) override;
 
-  // Record timeline spans from now on (off by default: they cost memory).
-  void enable_tracing(bool on) { tracing_ = on; }
+  // Record timeline spans from now on, as selected (off by default: they cost memory).
+  void enable_tracing(const TraceOptions& options) { trace_ = options; }
+  const TraceOptions& trace_options() const { return trace_; }
+  // Spans left out because of the event bound.
+  std::int64_t dropped_spans() const { return dropped_spans_; }
 
   // Ranks that run no steps (parameter servers, AlgorithmInfo::service_ranks): not waited for, not counted.
   void set_service_ranks(const std::vector<int>& ranks);
@@ -95,8 +103,9 @@ class RunRecorder final : public StepObserver {
   std::map<std::string, MetricStats> metrics_;
   std::map<std::string, std::map<std::int64_t, std::int64_t>> histograms_;
   std::map<std::string, Table> tables_;
-  bool tracing_ = false;
+  TraceOptions trace_;
   std::vector<TraceSpan> spans_;
+  std::int64_t dropped_spans_ = 0;
   std::function<std::span<const float>(int)> params_of_;
   std::int64_t snapshot_every_ = 0;
   std::map<std::int64_t, ModelSnapshot> snapshots_;

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "sim/model/Fields.hpp"
+#include "sim/model/Sweep.hpp"
 #include "sim/model/WorkloadProfile.hpp"
 
 namespace quorum {
@@ -238,34 +239,39 @@ nlohmann::json read_scenario_json(const std::string& path) {
   }
 }
 
-void apply_override(nlohmann::json& scenario, const std::string& assignment) {
-  const auto eq = assignment.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw ScenarioError("--set", "expected key=value (e.g. platform.nodes=256), got '" + assignment + "'");
-  const std::string path = assignment.substr(0, eq), text = assignment.substr(eq + 1);
-  nlohmann::json value;
+nlohmann::json parse_override_value(const std::string& text) {
   try {
-    value = nlohmann::json::parse(text);
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error&) {
-    value = text;  // bare words are strings: --set algorithm.name=local_sgd
+    return text;  // bare words are strings: --set algorithm.name=local_sgd
   }
+}
+
+void set_field(nlohmann::json& scenario, const std::string& path, nlohmann::json value) {
   nlohmann::json* node = &scenario;
   std::size_t start = 0;
   for (;;) {
     const auto dot = path.find('.', start);
     const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    if (key.empty()) throw ScenarioError(path, "empty component in --set path");
+    if (key.empty()) throw ScenarioError(path, "empty component in the field's dotted path");
     if (!node->is_object()) {
       if (!node->is_null()) throw ScenarioError(path, "cannot set a field inside a non-object value");
       *node = nlohmann::json::object();
     }
     if (dot == std::string::npos) {
-      (*node)[key] = value;
+      (*node)[key] = std::move(value);
       return;
     }
     node = &(*node)[key];
     start = dot + 1;
   }
+}
+
+void apply_override(nlohmann::json& scenario, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw ScenarioError("--set", "expected key=value (e.g. platform.nodes=256), got '" + assignment + "'");
+  set_field(scenario, assignment.substr(0, eq), parse_override_value(assignment.substr(eq + 1)));
 }
 
 Scenario parse_scenario(const nlohmann::json& json, const std::string& base_dir) {
@@ -292,11 +298,11 @@ Scenario parse_scenario(const nlohmann::json& json, const std::string& base_dir)
   s.parameters = workload.integer("parameters", profile.parameters, 0);
   if (workload.has("compute")) {
     Fields compute = workload.object("compute");
-    s.compute = parse_distribution(compute, base_dir);
+    s.compute = parse_distribution(compute, base_dir, s.ranks);
     workload.set_resolved("compute", compute.resolved());
   } else {
     Fields compute(profile.compute, workload.path_of("compute"));
-    s.compute = parse_distribution(compute, base_dir);
+    s.compute = parse_distribution(compute, base_dir, s.ranks);
     workload.set_resolved("compute", compute.resolved());
   }
   workload.finish();
@@ -321,12 +327,20 @@ Scenario parse_scenario(const nlohmann::json& json, const std::string& base_dir)
   s.write_iterations_csv = output.boolean("iterations_csv", true);
   s.progress = output.boolean("progress", true);
   s.write_final_params = output.boolean("final_params", false);
+  s.trace = parse_trace_options(output);
   output.finish();
   root.set_resolved("output", output.resolved());
 
   Fields mpi = root.object("mpi");
   s.mpi = parse_mpi_settings(mpi, s.ranks, s.iterations, s.compute, s.imbalance);
   root.set_resolved("mpi", mpi.resolved());
+
+  // A sweep block describes the points `quorum sweep` runs; the scenario itself is their common base. Checked here
+  // so that a typo in it is an error wherever the scenario is read.
+  if (root.has("sweep")) {
+    parse_sweep_block(root.raw("sweep"));
+    root.mark_used("sweep");
+  }
 
   root.finish();
   s.resolved = root.resolved();

@@ -15,6 +15,7 @@
 #include "sim/model/MpiSettings.hpp"
 #include "sim/model/ScenarioError.hpp"
 #include "sim/model/StragglerModel.hpp"
+#include "sim/model/TraceOptions.hpp"
 
 namespace quorum {
 
@@ -48,6 +49,7 @@ struct Scenario {
   bool write_final_params = false;  // output.final_params: every rank's final model as final_params.json
 
   MpiSettings mpi;  // how the MPI backend runs it (ignored by the simulator)
+  TraceOptions trace;  // output.trace*: timeline (trace.json)
 
   RunSettings run_settings() const;
   ComputeModel compute_model() const;
@@ -63,6 +65,10 @@ const std::vector<PlatformInfo>& platform_catalog();
 nlohmann::json read_scenario_json(const std::string& path);
 // Applies "dotted.path=value" (value parsed as JSON, else taken as a string).
 void apply_override(nlohmann::json& scenario, const std::string& assignment);
+// The value of a --set or --vary: JSON if it parses, else the text as a string.
+nlohmann::json parse_override_value(const std::string& text);
+// Sets the field at a dotted path (creating objects on the way).
+void set_field(nlohmann::json& scenario, const std::string& path, nlohmann::json value);
 Scenario parse_scenario(const nlohmann::json& scenario, const std::string& base_dir);
 // read + overrides + parse.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides);

@@ -79,7 +79,7 @@ StragglerSpec parse_imbalance(Fields& f, int world_size, const std::string& base
     s.max_s = f.number("max_s", std::nullopt, s.min_s);
   } else if (s.kind == "distribution") {
     Fields d = f.object("distribution", true);
-    s.distribution = parse_distribution(d, base_dir);
+    s.distribution = parse_distribution(d, base_dir, world_size);
     f.set_resolved("distribution", d.resolved());
     s.probability = f.number("probability", 1.0, 0.0, 1.0);
   }

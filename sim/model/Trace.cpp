@@ -64,11 +64,13 @@ CsvTable read_csv(const std::string& path) {
   return t;
 }
 
+int find_column(const CsvTable& t, const std::string& name) {
+  const auto it = std::find(t.header.begin(), t.header.end(), name);
+  return it == t.header.end() ? -1 : static_cast<int>(it - t.header.begin());
+}
+
 int column_index(const CsvTable& t, const std::string& path, const std::string& wanted) {
-  auto find = [&t](const std::string& name) {
-    const auto it = std::find(t.header.begin(), t.header.end(), name);
-    return it == t.header.end() ? -1 : static_cast<int>(it - t.header.begin());
-  };
+  auto find = [&t](const std::string& name) { return find_column(t, name); };
   if (!wanted.empty()) {
     const int i = find(wanted);
     if (i < 0) throw TraceError("trace file '" + path + "' has no column '" + wanted + "'");
@@ -82,14 +84,21 @@ int column_index(const CsvTable& t, const std::string& path, const std::string& 
                    "seconds, or give 'column')");
 }
 
-double cell_as_duration(const CsvTable& t, std::size_t row, int col, const std::string& path) {
+double cell_as_number(const CsvTable& t, std::size_t row, int col, const std::string& path) {
   const auto& cells = t.rows[row];
   const std::string where = path + ":" + std::to_string(t.line_numbers[row]);
   if (col >= static_cast<int>(cells.size())) throw TraceError(where + ": missing column " + std::to_string(col + 1));
   double v;
   if (!parse_double(cells[static_cast<std::size_t>(col)], v))
     throw TraceError(where + ": '" + cells[static_cast<std::size_t>(col)] + "' is not a number");
-  if (v < 0) throw TraceError(where + ": negative duration " + cells[static_cast<std::size_t>(col)]);
+  return v;
+}
+
+double cell_as_duration(const CsvTable& t, std::size_t row, int col, const std::string& path) {
+  const double v = cell_as_number(t, row, col, path);
+  if (v < 0)
+    throw TraceError(path + ":" + std::to_string(t.line_numbers[row]) + ": negative duration " +
+                     t.rows[row][static_cast<std::size_t>(col)]);
   return v;
 }
 
@@ -107,70 +116,68 @@ double sd_of(const std::vector<double>& v) {
 
 }  // namespace
 
-double DurationSamples::mean() const { return mean_of(values); }
-double DurationSamples::sd() const { return sd_of(values); }
+double DurationTrace::mean() const { return mean_of(all_); }
+double DurationTrace::sd() const { return sd_of(all_); }
 
-DurationSamples read_duration_samples(const std::string& path, const std::string& column) {
-  const CsvTable t = read_csv(path);
-  const int col = column_index(t, path, column);
-  DurationSamples s;
-  for (std::size_t r = 0; r < t.rows.size(); ++r) s.values.push_back(cell_as_duration(t, r, col, path));
-  return s;
+DurationTrace DurationTrace::from_sequence(std::vector<double> durations) {
+  DurationTrace t;
+  t.all_ = durations;
+  t.sequences_.push_back(std::move(durations));
+  t.rank_ids_.push_back(0);
+  return t;
 }
 
-RankStepTrace read_rank_step_trace(const std::string& path) {
+DurationTrace DurationTrace::from_entries(std::vector<Entry> entries) {
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const Entry& a, const Entry& b) { return a.rank != b.rank ? a.rank < b.rank : a.step < b.step; });
+  DurationTrace t;
+  t.has_ranks_ = true;
+  for (const Entry& e : entries) {
+    if (t.rank_ids_.empty() || t.rank_ids_.back() != e.rank) {
+      t.rank_ids_.push_back(e.rank);
+      t.sequences_.emplace_back();
+    }
+    t.sequences_.back().push_back(e.duration);
+    t.all_.push_back(e.duration);
+  }
+  return t;
+}
+
+DurationTrace read_duration_trace(const std::string& path, const std::string& column) {
   const CsvTable t = read_csv(path);
-  const auto find = [&t](const std::string& name) {
-    const auto it = std::find(t.header.begin(), t.header.end(), name);
-    return it == t.header.end() ? -1 : static_cast<int>(it - t.header.begin());
-  };
-  const int rank_col = find("rank"), step_col = find("step");
-  if (rank_col < 0 || step_col < 0)
-    throw TraceError("trace file '" + path + "' needs a header with columns rank, step and a duration column");
-  const int dur_col = column_index(t, path, "");
-  RankStepTrace trace;
+  const int dur_col = column_index(t, path, column);
+  const int rank_col = find_column(t, "rank"), step_col = find_column(t, "step");
+  if (rank_col < 0 || step_col < 0) {
+    std::vector<double> values;
+    values.reserve(t.rows.size());
+    for (std::size_t r = 0; r < t.rows.size(); ++r) values.push_back(cell_as_duration(t, r, dur_col, path));
+    return DurationTrace::from_sequence(std::move(values));
+  }
+  std::vector<DurationTrace::Entry> entries;
+  entries.reserve(t.rows.size());
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
-    const double rank = cell_as_duration(t, r, rank_col, path);
-    const double step = cell_as_duration(t, r, step_col, path);
-    if (std::floor(rank) != rank || std::floor(step) != step)
-      throw TraceError(path + ":" + std::to_string(t.line_numbers[r]) + ": rank and step must be integers");
-    trace.add(static_cast<int>(rank), static_cast<std::int64_t>(step), cell_as_duration(t, r, dur_col, path));
+    const double rank = cell_as_number(t, r, rank_col, path);
+    const double step = cell_as_number(t, r, step_col, path);
+    if (std::floor(rank) != rank || std::floor(step) != step || rank < 0 || step < 0)
+      throw TraceError(path + ":" + std::to_string(t.line_numbers[r]) + ": rank and step must be integers >= 0");
+    entries.push_back({static_cast<std::int64_t>(rank), static_cast<std::int64_t>(step),
+                       cell_as_duration(t, r, dur_col, path)});
   }
-  trace.finalize();
-  return trace;
+  return DurationTrace::from_entries(std::move(entries));
 }
 
-void RankStepTrace::finalize() {
-  for (auto& [rank, entries] : by_rank_) {
-    std::sort(entries.begin(), entries.end());
-    ranks_.push_back(std::move(entries));
-  }
-  by_rank_.clear();
-}
-
-double RankStepTrace::at(int rank, std::int64_t step) const {
-  const auto& entries = ranks_[static_cast<std::size_t>(rank) % ranks_.size()];
-  return entries[static_cast<std::size_t>(step) % entries.size()].second;
-}
-
-std::size_t RankStepTrace::size() const {
-  std::size_t n = 0;
-  for (const auto& entries : ranks_) n += entries.size();
-  return n;
-}
-
-double RankStepTrace::mean() const {
-  std::vector<double> all;
-  for (const auto& entries : ranks_)
-    for (const auto& e : entries) all.push_back(e.second);
-  return mean_of(all);
-}
-
-double RankStepTrace::sd() const {
-  std::vector<double> all;
-  for (const auto& entries : ranks_)
-    for (const auto& e : entries) all.push_back(e.second);
-  return sd_of(all);
+DurationStats describe_durations(std::vector<double> values) {
+  DurationStats s;
+  s.count = values.size();
+  if (values.empty()) return s;
+  std::sort(values.begin(), values.end());
+  s.min = values.front();
+  s.max = values.back();
+  const std::size_t n = values.size();
+  s.median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  s.mean = mean_of(values);
+  s.sd = sd_of(values);
+  return s;
 }
 
 }  // namespace quorum

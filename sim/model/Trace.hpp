@@ -1,9 +1,13 @@
 #pragma once
-// Measured durations read from CSV files: a list of durations to resample, or a per-rank, per-step trace to
-// replay. quorum's own iterations.csv (columns rank, step, ..., compute_s) is accepted as a trace as it is, so a
-// run recorded on a cluster can be replayed in simulation at a larger scale.
+// Measured durations read from CSV files, for the empirical (resample) and replay (in order per rank) duration
+// distributions and for `quorum trace-stats`. Three layouts are accepted:
+//   - one column of durations (a header line is optional);
+//   - rank,step,duration rows (any column order; the duration column named as below);
+//   - quorum's own iterations.csv (rank, step, ..., compute_s), as it is: a run recorded on a cluster with the MPI
+//     backend, or a simulated one, can be replayed in simulation at another scale.
+// The duration column is the one named by the caller, else the first of duration, duration_s, compute_s, seconds,
+// else the only column.
 #include <cstdint>
-#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,34 +20,46 @@ class TraceError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct DurationSamples {
-  std::vector<double> values;
-  double mean() const;
-  double sd() const;
-};
-
-// Durations from a CSV: the named column, else a column called duration, duration_s, compute_s or seconds, else
-// the only column. A header line is optional when the file has one column.
-DurationSamples read_duration_samples(const std::string& path, const std::string& column = "");
-
-// rank,step,duration rows (duration column named as above). Replay: rank r at step s gets the (s mod n_r)-th
-// duration recorded for rank (r mod R) in step order, where R is the number of ranks in the trace.
-class RankStepTrace {
+class DurationTrace {
  public:
-  double at(int rank, std::int64_t step) const;
-  int ranks() const { return static_cast<int>(ranks_.size()); }
-  std::size_t size() const;
+  // Whether the file had rank and step columns. Without them it holds one sequence, in file order.
+  bool has_ranks() const { return has_ranks_; }
+  // Number of sequences: the ranks present in the file (in rank order), or 1.
+  std::size_t sequences() const { return sequences_.size(); }
+  // The i-th sequence's durations in step order (file order without rank and step columns).
+  const std::vector<double>& sequence(std::size_t i) const { return sequences_[i]; }
+  // The rank id of the i-th sequence (0 without rank columns).
+  std::int64_t rank_id(std::size_t i) const { return rank_ids_[i]; }
+  // Every duration (sequence after sequence).
+  const std::vector<double>& all() const { return all_; }
+  std::size_t size() const { return all_.size(); }
   double mean() const;
-  double sd() const;
-  void add(int rank, std::int64_t step, double duration) { by_rank_[rank].emplace_back(step, duration); }
-  void finalize();  // sorts each rank's entries by step
+  double sd() const;  // sample standard deviation (n - 1)
+
+  // Builds a trace; entries of each rank are sorted by step.
+  static DurationTrace from_sequence(std::vector<double> durations);
+  struct Entry {
+    std::int64_t rank, step;
+    double duration;
+  };
+  static DurationTrace from_entries(std::vector<Entry> entries);
 
  private:
-  std::map<int, std::vector<std::pair<std::int64_t, double>>> by_rank_;  // while reading
-  std::vector<std::vector<std::pair<std::int64_t, double>>> ranks_;       // after finalize, in rank order
+  bool has_ranks_ = false;
+  std::vector<std::vector<double>> sequences_;
+  std::vector<std::int64_t> rank_ids_;
+  std::vector<double> all_;
 };
 
-RankStepTrace read_rank_step_trace(const std::string& path);
+// column: the duration column's name ("" to detect it).
+DurationTrace read_duration_trace(const std::string& path, const std::string& column = "");
+
+// Summary statistics of a set of durations (what `quorum trace-stats` prints).
+struct DurationStats {
+  std::size_t count = 0;
+  double min = 0, median = 0, mean = 0, max = 0, sd = 0;  // sd: sample standard deviation
+};
+DurationStats describe_durations(std::vector<double> values);
 
 // Splits one CSV line on commas, trimming blanks (no quoting: traces are numbers).
 std::vector<std::string> split_csv_line(const std::string& line);

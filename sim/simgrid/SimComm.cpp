@@ -182,11 +182,13 @@ std::unique_ptr<Agent> SimComm::spawn(const std::string& name, std::function<voi
   SimWorld* world = &world_;
   const int rank = rank_;
   ++world_.live_agents;
+  // The agent's Comm is made here, so that it gets its agent number (timelines) in spawn order.
+  auto agent_comm = std::make_shared<SimComm>(world_, rank_);
+  observe_waits_as_new_agent(*agent_comm);
   auto actor = sg4::Actor::create(name + "-" + std::to_string(rank), world_.host(rank),
-                                  [world, rank, body = std::move(body)] {
+                                  [world, rank, agent_comm, body = std::move(body)] {
                                     try {
-                                      SimComm comm(*world, rank);
-                                      body(comm);
+                                      body(*agent_comm);
                                     } catch (const std::exception& e) {
                                       if (world->first_error.empty())
                                         world->first_error = "rank " + std::to_string(rank) + " agent: " + e.what();

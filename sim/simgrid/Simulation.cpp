@@ -28,7 +28,10 @@ SimulationOutput simulate(const Scenario& scenario) {
         [&trainers](int r) { return std::span<const float>(trainers[static_cast<std::size_t>(r)]->params()); },
         scenario.math.eval_every);
 
+  if (scenario.trace.enabled) recorder->enable_tracing(scenario.trace);
+
   run_ranks(scenario.platform, compute, [&](Comm& comm) {
+    if (scenario.trace.enabled) comm.observe_waits(recorder.get());
     auto algorithm = info.make(scenario.algorithm_params, scenario.ranks);
     RankContext ctx{comm, *trainers[static_cast<std::size_t>(comm.rank())], run, scenario.algorithm_params, *recorder};
     algorithm->run(ctx);

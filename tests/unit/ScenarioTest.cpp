@@ -1,4 +1,5 @@
 #include "sim/model/Scenario.hpp"
+#include "sim/model/Sweep.hpp"
 
 #include <gtest/gtest.h>
 
@@ -157,15 +158,12 @@ TEST(Scenario, ShippedScenariosParse) {
     if (entry.path().extension() != ".json") continue;
     SCOPED_TRACE(entry.path().string());
     nlohmann::json j = read_scenario_json(entry.path().string());
-    if (j.contains("algorithm") && j["algorithm"].is_array()) {
-      for (const auto& a : j["algorithm"]) {
-        nlohmann::json one = j;
-        one["algorithm"] = a;
-        one["algorithm"].erase("label");
-        EXPECT_NO_THROW(parse_scenario(one, entry.path().parent_path().string()));
-      }
-    } else if (j.contains("platform")) {
-      EXPECT_NO_THROW(parse_scenario(j, entry.path().parent_path().string()));
+    if (!j.contains("platform")) continue;
+    // Every point: each entry of an algorithm list, and each point of a sweep block.
+    const SweepSpec spec = j.contains("sweep") ? parse_sweep_block(j["sweep"]) : SweepSpec{};
+    for (const auto& point : expand_sweep(j, spec)) {
+      SCOPED_TRACE(point.id);
+      EXPECT_NO_THROW(parse_scenario(point.scenario, entry.path().parent_path().string()));
     }
   }
 }

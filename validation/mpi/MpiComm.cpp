@@ -136,10 +136,12 @@ void MpiComm::sleep_for(double seconds) { runtime_.sleep_until(now() + seconds);
 std::unique_ptr<Agent> MpiComm::spawn(const std::string& name, std::function<void(Comm&)> body) {
   RankRuntime* runtime = &runtime_;
   runtime_.agent_started();
-  std::thread thread([runtime, name, body = std::move(body)] {
+  // The agent's Comm is made here, so that it gets its agent number (timelines) in spawn order.
+  auto agent_comm = std::make_shared<MpiComm>(runtime_, name);
+  observe_waits_as_new_agent(*agent_comm);
+  std::thread thread([runtime, name, agent_comm, body = std::move(body)] {
     try {
-      MpiComm comm(*runtime, name);
-      body(comm);
+      body(*agent_comm);
     } catch (const std::exception& e) {
       runtime->fail(name, e.what());
     }

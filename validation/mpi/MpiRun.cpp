@@ -164,6 +164,7 @@ MpiRunOutput run_scenario_mpi(const Scenario& scenario, const std::string& out_d
   if (math->enabled() && scenario.math.eval_every > 0)
     recorder->snapshot_models([&trainer](int) { return std::span<const float>(trainer->params()); },
                               scenario.math.eval_every);
+  if (scenario.trace.enabled) recorder->enable_tracing(scenario.trace);
   const AlgorithmInfo& info = *find_algorithm(scenario.algorithm);
   // Ranks that train no steps (parameter servers) are neither waited for nor counted, as in simulation.
   const std::vector<int> service_ranks =
@@ -175,6 +176,7 @@ MpiRunOutput run_scenario_mpi(const Scenario& scenario, const std::string& out_d
   runtime.start_clock();
   {
     MpiComm comm(runtime, "main");
+    if (scenario.trace.enabled) comm.observe_waits(recorder.get());
     RankContext ctx{comm, *trainer, run, scenario.algorithm_params, observer};
     try {
       algorithm->run(ctx);

@@ -1,6 +1,7 @@
 #include "validation/mpi/RankRecord.hpp"
 
 #include <climits>
+#include <limits>
 
 #include "validation/mpi/MpiError.hpp"
 
@@ -58,7 +59,13 @@ nlohmann::json merge_rank_record(const nlohmann::json& j, RunRecorder& merged, s
       merged.table_row(name, cells);
     }
   }
-  if (!j["spans"].empty()) merged.enable_tracing(true);
+  if (!j["spans"].empty() && !merged.trace_options().enabled) {
+    // Each rank's recorder already applied the scenario's rank, step and size selection.
+    TraceOptions keep_all;
+    keep_all.enabled = true;
+    keep_all.max_events = std::numeric_limits<std::int64_t>::max();
+    merged.enable_tracing(keep_all);
+  }
   for (const auto& s : j["spans"])
     merged.span(TraceSpan{s[0].get<int>(), s[1].get<int>(), s[2].get<std::string>(), s[3].get<std::string>(),
                           s[4].get<double>(), s[5].get<double>()});
