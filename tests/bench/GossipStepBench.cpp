@@ -5,10 +5,7 @@
 //   build/tests/bench/quorum_bench --benchmark_filter=GossipStep
 #include <benchmark/benchmark.h>
 
-#include <chrono>
-
-#include "sim/simgrid/ChildProcess.hpp"
-#include "sim/simgrid/Simulation.hpp"
+#include "tests/bench/StepTiming.hpp"
 
 namespace {
 
@@ -21,32 +18,11 @@ const nlohmann::json kAlgorithms[] = {
     {{"name", "async_ps"}},
 };
 
-double wall_seconds(int nodes, const nlohmann::json& algorithm, int steps) {
-  const nlohmann::json scenario = {
-      {"name", "bench"},
-      {"platform", {{"name", "piz_daint"}, {"nodes", nodes}}},
-      {"workload", {{"profile", "resnet50_p100"}, {"iterations", steps}}},
-      {"imbalance", {{"kind", "random_delay"}, {"ranks", 2}, {"delay_s", 0.32}}},
-      {"algorithm", algorithm},
-      {"output", {{"progress", false}, {"iterations_csv", false}}}};
-  const auto start = std::chrono::steady_clock::now();
-  const auto child = quorum::run_in_child([&] {
-    quorum::simulate(quorum::parse_scenario(scenario, ""));
-    return 0;
-  });
-  if (child.exit_code != 0) throw std::runtime_error("simulation failed: " + child.error_text);
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 void GossipStep(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
   const nlohmann::json& algorithm = kAlgorithms[state.range(1)];
   const int extra = 40;
-  for (auto _ : state) {
-    const double one = wall_seconds(nodes, algorithm, 1);
-    const double many = wall_seconds(nodes, algorithm, 1 + extra);
-    state.SetIterationTime(std::max(many - one, 0.0) / extra);
-  }
+  for (auto _ : state) state.SetIterationTime(quorum::bench::wall_seconds_per_step(nodes, algorithm, extra));
   std::string label = algorithm["name"].get<std::string>();
   if (algorithm.contains("mode")) label.append(" ").append(algorithm["mode"].get<std::string>());
   label.append(" P=").append(std::to_string(nodes));

@@ -5,39 +5,15 @@
 //   build/tests/bench/quorum_bench --benchmark_filter=PartialCollectiveStep
 #include <benchmark/benchmark.h>
 
-#include <chrono>
-
-#include "sim/simgrid/ChildProcess.hpp"
-#include "sim/simgrid/Simulation.hpp"
+#include "tests/bench/StepTiming.hpp"
 
 namespace {
-
-double simulate_wall_seconds(int nodes, const std::string& algorithm, int steps) {
-  const nlohmann::json scenario = {
-      {"name", "bench"},
-      {"platform", {{"name", "piz_daint"}, {"nodes", nodes}}},
-      {"workload", {{"profile", "resnet50_p100"}, {"iterations", steps}}},
-      {"imbalance", {{"kind", "random_delay"}, {"ranks", 2}, {"delay_s", 0.32}}},
-      {"algorithm", {{"name", algorithm}}},
-      {"output", {{"progress", false}, {"iterations_csv", false}}}};
-  const auto start = std::chrono::steady_clock::now();
-  const auto child = quorum::run_in_child([&] {
-    quorum::simulate(quorum::parse_scenario(scenario, ""));
-    return 0;
-  });
-  if (child.exit_code != 0) throw std::runtime_error("simulation failed: " + child.error_text);
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 void PartialCollectiveStep(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
   const std::string algorithm = state.range(1) == 0 ? "eager_sgd" : "wagma";
   const int extra = nodes >= 1024 ? 5 : 20;
-  for (auto _ : state) {
-    const double one = simulate_wall_seconds(nodes, algorithm, 1);
-    const double many = simulate_wall_seconds(nodes, algorithm, 1 + extra);
-    state.SetIterationTime(std::max(many - one, 0.0) / extra);
-  }
+  for (auto _ : state) state.SetIterationTime(quorum::bench::wall_seconds_per_step(nodes, {{"name", algorithm}}, extra));
   state.SetLabel(algorithm + " P=" + std::to_string(nodes));
 }
 

@@ -9,6 +9,7 @@
 
 #include "algorithms/collectives/ButterflyGrouping.hpp"
 #include "tests/support/Cli.hpp"
+#include "tests/support/Files.hpp"
 
 namespace quorum {
 
@@ -16,10 +17,7 @@ using testing::fresh_path;
 using testing::run_cli;
 
 namespace {
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
+using testing::read_json;
 }  // namespace
 
 TEST(PartialCollectivesRun, ShippedMicrobenchmarkShowsSoloAndMajorityAgainstSync) {

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "tests/support/Cli.hpp"
+#include "tests/support/Files.hpp"
 
 namespace quorum {
 
@@ -13,10 +14,7 @@ using testing::fresh_path;
 using testing::run_cli;
 
 namespace {
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
+using testing::read_json;
 std::size_t count_lines(const std::string& path) {
   std::ifstream in(path);
   std::size_t n = 0;

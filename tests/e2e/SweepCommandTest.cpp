@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/support/Files.hpp"
 #include "tests/support/Cli.hpp"
 #include "tests/support/TestPaths.hpp"
 
@@ -41,21 +42,7 @@ struct Csv {
   std::vector<std::map<std::string, std::string>> rows;
 };
 
-std::vector<std::string> cells_of(const std::string& line) {
-  std::vector<std::string> cells(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cells.back() += '"', ++i;
-      else if (c == '"') quoted = false;
-      else cells.back() += c;
-    } else if (c == '"') quoted = true;
-    else if (c == ',') cells.emplace_back();
-    else cells.back() += c;
-  }
-  return cells;
-}
+using testing::csv_cells;
 
 // sweep.csv rows here hold no newlines (errors of these tests are one line).
 Csv read_csv(const std::string& path) {
@@ -63,9 +50,9 @@ Csv read_csv(const std::string& path) {
   std::ifstream in(path);
   std::string line;
   if (!std::getline(in, line)) return csv;
-  csv.header = cells_of(line);
+  csv.header = csv_cells(line);
   while (std::getline(in, line)) {
-    const auto cells = cells_of(line);
+    const auto cells = csv_cells(line);
     std::map<std::string, std::string> row;
     for (std::size_t i = 0; i < cells.size() && i < csv.header.size(); ++i) row[csv.header[i]] = cells[i];
     EXPECT_EQ(cells.size(), csv.header.size()) << line;

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "tests/support/Cli.hpp"
+#include "tests/support/Files.hpp"
 
 namespace quorum {
 
@@ -17,10 +18,7 @@ using testing::fresh_path;
 using testing::run_cli;
 
 namespace {
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
+using testing::read_json;
 }  // namespace
 
 TEST(TimelineCommand, TraceHoldsComputeCommAndWaitOfEveryRankAndStep) {

@@ -14,6 +14,7 @@
 #include "sim/model/Scenario.hpp"
 #include "sim/model/SweepResults.hpp"
 #include "sim/simgrid/ChildProcess.hpp"
+#include "tests/support/Files.hpp"
 #include "tests/support/Cli.hpp"
 
 namespace quorum {
@@ -27,22 +28,7 @@ nlohmann::json base_scenario() {
           {"algorithm", {{"name", "local_sgd"}, {"tau", 10}}}};
 }
 
-// Splits a CSV line as RFC 4180 does (quoted cells may hold commas and doubled quotes).
-std::vector<std::string> csv_cells(const std::string& line) {
-  std::vector<std::string> cells(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cells.back() += '"', ++i;
-      else if (c == '"') quoted = false;
-      else cells.back() += c;
-    } else if (c == '"') quoted = true;
-    else if (c == ',') cells.emplace_back();
-    else cells.back() += c;
-  }
-  return cells;
-}
+using testing::csv_cells;
 
 }  // namespace
 
