@@ -89,13 +89,14 @@ OperationPtr ProgressEngine::send(int dst, std::int32_t tag, Payload payload, do
   const std::size_t int_bytes = p.ints.size() * sizeof(std::int64_t);
   const std::size_t payload_bytes = value_bytes + int_bytes;
   std::size_t padding = 0;
-  if (pad_to_bytes > static_cast<double>(sizeof(WireHeader)) && pad_to_bytes > static_cast<double>(payload_bytes))
+  if (pad_to_bytes > static_cast<double>(payload_bytes + kHeaderFixedBytes))
     padding = static_cast<std::size_t>(std::llround(pad_to_bytes)) - payload_bytes;
   WireHeader& h = op->header;
   h.values = static_cast<std::int64_t>(p.values.size());
   h.ints = static_cast<std::int64_t>(p.ints.size());
   h.padding = static_cast<std::int64_t>(padding);
-  const bool inline_payload = padding == 0 && payload_bytes <= WireHeader::kInlineBytes;
+  // Inline, the padding is the header's own zeros after the payload.
+  const bool inline_payload = payload_bytes + padding <= WireHeader::kInlineBytes;
 
   std::lock_guard lock(mutex_);
   if (stopping_ || stopped_) throw std::logic_error("send after the rank's run ended");
@@ -103,7 +104,7 @@ OperationPtr ProgressEngine::send(int dst, std::int32_t tag, Payload payload, do
   if (inline_payload) {
     if (value_bytes) std::memcpy(h.inline_bytes, p.values.data(), value_bytes);
     if (int_bytes) std::memcpy(h.inline_bytes + value_bytes, p.ints.data(), int_bytes);
-    header_bytes += payload_bytes;
+    header_bytes += payload_bytes + padding;
     h.data_tag = -1;
   } else {
     h.data_tag = next_data_tag_;
