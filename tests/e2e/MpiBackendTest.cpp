@@ -76,6 +76,19 @@ const std::vector<CrossBackendCase> kCrossBackendCases = {
     {"wagma, no group averaging (local SGD)", {{"name", "wagma"}, {"wait_avoiding", false}, {"tau", 4}}, false,
      Agreement::Bitwise},
     {"prague, static schedule", {{"name", "prague"}, {"mode", "static"}}, false, Agreement::Bitwise},
+    {"allreduce, point-to-point recursive doubling", {{"name", "allreduce"}, {"allreduce", "recursive_doubling"}},
+     false, Agreement::Bitwise},
+    {"allreduce, point-to-point Rabenseifner", {{"name", "allreduce"}, {"allreduce", "rabenseifner"}}, false,
+     Agreement::Bitwise},
+    {"dpsgd, overlapped exchange", {{"name", "dpsgd"}, {"overlap", true}}, false, Agreement::Bitwise},
+    {"sgp, overlapped pushes", {{"name", "sgp"}, {"overlap", true}}, false, Agreement::Bitwise},
+    // Every version of the partial allreduce synchronous: the progress agents, the main agent's requests to them and
+    // the butterfly run as in any eager-SGD run, and every contribution is fresh, so the sums are fixed.
+    {"eager_sgd, every version synchronous",
+     {{"name", "eager_sgd"}, {"collective", "solo"}, {"collective_sync_every", 1}}, false, Agreement::Bitwise},
+    {"eager_sgd majority, Rabenseifner schedule, every version synchronous",
+     {{"name", "eager_sgd"}, {"collective", "majority"}, {"schedule", "rabenseifner"}, {"collective_sync_every", 1}},
+     false, Agreement::Bitwise},
 };
 
 }  // namespace

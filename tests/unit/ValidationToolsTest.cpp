@@ -15,12 +15,27 @@ TEST(ValidationTools, RowsCompareThroughputAndWait) {
   const auto row = validation::compare_summaries("allreduce", measured, predicted);
   EXPECT_NEAR(row.relative_error, 0.05, 1e-12);
   EXPECT_NEAR(row.wait_error_s, -0.05, 1e-12);
+  // Without an aggregate rate in the summaries, the throughput stands for it.
+  EXPECT_NEAR(row.aggregate_relative_error, 0.05, 1e-12);
   const auto j = validation::row_json(row);
   for (const char* key : {"algorithm", "measured_steps_per_s", "predicted_steps_per_s", "relative_error",
-                          "measured_mean_wait_s", "predicted_mean_wait_s"})
+                          "measured_mean_wait_s", "predicted_mean_wait_s", "measured_aggregate_steps_per_s",
+                          "predicted_aggregate_steps_per_s", "aggregate_relative_error"})
     EXPECT_TRUE(j.contains(key)) << key;
   const std::string table = validation::format_validation_table({row});
   EXPECT_NE(table.find("+5.00%"), std::string::npos) << table;
+}
+
+TEST(ValidationTools, AsynchronousRowsAlsoCompareTheAggregateRate) {
+  const nlohmann::json measured = {
+      {"throughput_steps_per_s", 5.0}, {"aggregate_steps_per_s", 16.0}, {"mean_wait_s", 0.0}};
+  const nlohmann::json predicted = {
+      {"throughput_steps_per_s", 5.0}, {"aggregate_steps_per_s", 18.0}, {"mean_wait_s", 0.0}};
+  const auto row = validation::compare_summaries("adpsgd", measured, predicted);
+  EXPECT_NEAR(row.relative_error, 0.0, 1e-12);
+  EXPECT_NEAR(row.aggregate_relative_error, 0.125, 1e-12);
+  EXPECT_NEAR(validation::row_json(row).at("predicted_aggregate_steps_per_s").get<double>(), 18.0, 1e-12);
+  EXPECT_NE(validation::format_validation_table({row}).find("+12.50%"), std::string::npos);
 }
 
 TEST(ValidationTools, LaunchersGetTheRankCount) {

@@ -6,7 +6,8 @@
 // OUT/<label>/measured/           the MPI run's results (summary.json, iterations.csv, ...), logs beside them
 // OUT/<label>/predicted/          the simulation's results
 // OUT/validation.json             {"rows": [{algorithm, measured_steps_per_s, predicted_steps_per_s, relative_error,
-//                                  measured_mean_wait_s, predicted_mean_wait_s, wait_error_s}], ...}, written last
+//                                  measured_mean_wait_s, predicted_mean_wait_s, wait_error_s,
+//                                  measured/predicted_aggregate_steps_per_s, aggregate_relative_error}], ...}, last
 #include <cmath>
 #include <filesystem>
 #include <fstream>

@@ -17,30 +17,24 @@ namespace {
 constexpr std::size_t kHeaderFixedBytes = offsetof(WireHeader, inline_bytes);
 
 struct Block {
-  const void* address;
+  void* address;
   std::size_t bytes;
 };
 
-// A datatype spanning the given memory blocks (absolute addresses, used with MPI_BOTTOM), so a payload made of
-// values, ints and padding moves without being copied into one buffer.
-MPI_Datatype blocks_type(std::initializer_list<Block> blocks) {
-  std::vector<int> lengths;
-  std::vector<MPI_Aint> displacements;
-  for (const Block& b : blocks) {
-    if (b.bytes == 0) continue;
-    if (b.bytes > static_cast<std::size_t>(INT_MAX))
-      throw MpiError("a message block of " + std::to_string(b.bytes) + " bytes exceeds MPI's 2 GiB count limit");
-    MPI_Aint address = 0;
-    MPI_Get_address(b.address, &address);
-    lengths.push_back(static_cast<int>(b.bytes));
-    displacements.push_back(address);
-  }
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-  check(MPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), displacements.data(), MPI_BYTE,
-                                 &type),
-        "MPI_Type_create_hindexed");
-  check(MPI_Type_commit(&type), "MPI_Type_commit");
-  return type;
+int block_count(const Block& b) {
+  if (b.bytes > static_cast<std::size_t>(INT_MAX))
+    throw MpiError("a message block of " + std::to_string(b.bytes) + " bytes exceeds MPI's 2 GiB count limit");
+  return static_cast<int>(b.bytes);
+}
+
+bool data_pending(const Operation& op) {
+  return std::any_of(op.data_requests.begin(), op.data_requests.end(),
+                     [](MPI_Request r) { return r != MPI_REQUEST_NULL; });
+}
+
+void clear_requests(Operation& op) {
+  op.header_request = op.collective_request = MPI_REQUEST_NULL;
+  op.data_requests.fill(MPI_REQUEST_NULL);
 }
 
 // Sends still unmatched at shutdown: MPI may read their buffers until the process ends, so they are never freed.
@@ -95,13 +89,14 @@ OperationPtr ProgressEngine::send(int dst, std::int32_t tag, Payload payload, do
   const std::size_t int_bytes = p.ints.size() * sizeof(std::int64_t);
   const std::size_t payload_bytes = value_bytes + int_bytes;
   std::size_t padding = 0;
-  if (pad_to_bytes > static_cast<double>(sizeof(WireHeader)) && pad_to_bytes > static_cast<double>(payload_bytes))
+  if (pad_to_bytes > static_cast<double>(payload_bytes + kHeaderFixedBytes))
     padding = static_cast<std::size_t>(std::llround(pad_to_bytes)) - payload_bytes;
   WireHeader& h = op->header;
   h.values = static_cast<std::int64_t>(p.values.size());
   h.ints = static_cast<std::int64_t>(p.ints.size());
   h.padding = static_cast<std::int64_t>(padding);
-  const bool inline_payload = padding == 0 && payload_bytes <= WireHeader::kInlineBytes;
+  // Inline, the padding is the header's own zeros after the payload.
+  const bool inline_payload = payload_bytes + padding <= WireHeader::kInlineBytes;
 
   std::lock_guard lock(mutex_);
   if (stopping_ || stopped_) throw std::logic_error("send after the rank's run ended");
@@ -109,7 +104,7 @@ OperationPtr ProgressEngine::send(int dst, std::int32_t tag, Payload payload, do
   if (inline_payload) {
     if (value_bytes) std::memcpy(h.inline_bytes, p.values.data(), value_bytes);
     if (int_bytes) std::memcpy(h.inline_bytes + value_bytes, p.ints.data(), int_bytes);
-    header_bytes += payload_bytes;
+    header_bytes += payload_bytes + padding;
     h.data_tag = -1;
   } else {
     h.data_tag = next_data_tag_;
@@ -121,12 +116,15 @@ OperationPtr ProgressEngine::send(int dst, std::int32_t tag, Payload payload, do
   if (!inline_payload) {
     std::shared_ptr<std::vector<std::byte>> zeros;
     if (padding) zeros = zeros_locked(padding);
-    MPI_Datatype type = blocks_type({{p.values.data(), value_bytes},
-                                     {p.ints.data(), int_bytes},
-                                     {zeros ? zeros->data() : nullptr, padding}});
-    const int rc = MPI_Isend(MPI_BOTTOM, 1, type, dst, h.data_tag, data_, &op->data_request);
-    MPI_Type_free(&type);
-    check(rc, "MPI_Isend (message data)");
+    const Block parts[3] = {{op->message.payload.values.data(), value_bytes},
+                            {op->message.payload.ints.data(), int_bytes},
+                            {zeros ? zeros->data() : nullptr, padding}};
+    for (std::size_t k = 0; k < 3; ++k) {
+      if (parts[k].bytes == 0) continue;
+      check(MPI_Isend(parts[k].address, block_count(parts[k]), MPI_BYTE, dst, h.data_tag, data_,
+                      &op->data_requests[k]),
+            "MPI_Isend (message data)");
+    }
     op->keep_alive = zeros;
     ++stats_.data_messages;
     stats_.bytes_sent += static_cast<double>(payload_bytes + padding);
@@ -178,12 +176,16 @@ void ProgressEngine::start_data_receive(Operation& op, int source) {
   const auto padding = static_cast<std::size_t>(h.padding);
   std::shared_ptr<std::byte[]> scratch;
   if (padding) scratch = scratch_locked(padding);
-  MPI_Datatype type = blocks_type({{p.values.data(), p.values.size() * sizeof(float)},
-                                   {p.ints.data(), p.ints.size() * sizeof(std::int64_t)},
-                                   {scratch.get(), padding}});
-  const int rc = MPI_Irecv(MPI_BOTTOM, 1, type, source, h.data_tag, data_, &op.data_request);
-  MPI_Type_free(&type);
-  check(rc, "MPI_Irecv (message data)");
+  // The same parts in the same order as the sender's (ProgressEngine.hpp); the padding lands in a scratch buffer.
+  const Block parts[3] = {{p.values.data(), p.values.size() * sizeof(float)},
+                          {p.ints.data(), p.ints.size() * sizeof(std::int64_t)},
+                          {scratch.get(), padding}};
+  for (std::size_t k = 0; k < 3; ++k) {
+    if (parts[k].bytes == 0) continue;
+    check(MPI_Irecv(parts[k].address, block_count(parts[k]), MPI_BYTE, source, h.data_tag, data_,
+                    &op.data_requests[k]),
+          "MPI_Irecv (message data)");
+  }
   op.keep_alive = scratch;
 }
 
@@ -194,15 +196,16 @@ bool ProgressEngine::progress_locked() {
   for (const auto& op : active_) {
     if (op->header_request != MPI_REQUEST_NULL) {
       requests_.push_back(op->header_request);
-      owners_.emplace_back(op.get(), 0);
+      owners_.push_back({op.get(), 0, 0});
     }
-    if (op->data_request != MPI_REQUEST_NULL) {
-      requests_.push_back(op->data_request);
-      owners_.emplace_back(op.get(), 1);
-    }
+    for (std::size_t k = 0; k < op->data_requests.size(); ++k)
+      if (op->data_requests[k] != MPI_REQUEST_NULL) {
+        requests_.push_back(op->data_requests[k]);
+        owners_.push_back({op.get(), 1, static_cast<int>(k)});
+      }
     if (op->collective_request != MPI_REQUEST_NULL) {
       requests_.push_back(op->collective_request);
-      owners_.emplace_back(op.get(), 2);
+      owners_.push_back({op.get(), 2, 0});
     }
     if (op->kind == Operation::Kind::Custom && op->poll) {
       try {
@@ -225,21 +228,21 @@ bool ProgressEngine::progress_locked() {
     const int rc = MPI_Testsome(n, requests_.data(), &count, indices_.data(), statuses_.data());
     if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
       // The library could not even test: fail every operation rather than hang.
-      for (auto& [op, which] : owners_) {
-        op->error = "MPI_Testsome failed: " + error_string(rc);
-        op->header_request = op->data_request = op->collective_request = MPI_REQUEST_NULL;
+      for (auto& owner : owners_) {
+        owner.op->error = "MPI_Testsome failed: " + error_string(rc);
+        clear_requests(*owner.op);
       }
       count = 0;
       progressed = true;
     }
     if (count == MPI_UNDEFINED) count = 0;
     for (int k = 0; k < count; ++k) {
-      auto [op, which] = owners_[static_cast<std::size_t>(indices_[static_cast<std::size_t>(k)])];
+      const auto [op, which, part] = owners_[static_cast<std::size_t>(indices_[static_cast<std::size_t>(k)])];
       MPI_Status& st = statuses_[static_cast<std::size_t>(k)];
       progressed = true;
       if (rc == MPI_ERR_IN_STATUS && st.MPI_ERROR != MPI_SUCCESS && st.MPI_ERROR != MPI_ERR_PENDING) {
         op->error = "MPI reported: " + error_string(st.MPI_ERROR);
-        op->header_request = op->data_request = op->collective_request = MPI_REQUEST_NULL;
+        clear_requests(*op);
         continue;
       }
       if (which == 0) {
@@ -267,14 +270,14 @@ bool ProgressEngine::progress_locked() {
           }
         }
       } else if (which == 1) {
-        op->data_request = MPI_REQUEST_NULL;
+        op->data_requests[static_cast<std::size_t>(part)] = MPI_REQUEST_NULL;
       } else {
         op->collective_request = MPI_REQUEST_NULL;
       }
     }
   }
   for (const auto& op : active_) {
-    const bool pending = op->header_request != MPI_REQUEST_NULL || op->data_request != MPI_REQUEST_NULL ||
+    const bool pending = op->header_request != MPI_REQUEST_NULL || data_pending(*op) ||
                          op->collective_request != MPI_REQUEST_NULL || op->poll;
     if (!pending) finish_locked(*op);
   }
@@ -402,7 +405,8 @@ void ProgressEngine::shutdown() {
   }
   for (const auto& op : active_) {
     if (op->kind == Operation::Kind::Send) ++stats_.leftover_sends;
-    for (MPI_Request* r : {&op->header_request, &op->data_request, &op->collective_request})
+    for (MPI_Request* r : {&op->header_request, &op->collective_request, &op->data_requests[0],
+                           &op->data_requests[1], &op->data_requests[2]})
       if (*r != MPI_REQUEST_NULL) MPI_Request_free(r);
     op->complete = true;
     std::lock_guard leak(leaked_mutex);

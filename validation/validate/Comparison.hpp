@@ -1,6 +1,6 @@
 #pragma once
 // The comparison quorum validate reports: per algorithm, measured (MPI) against predicted (simulated on the
-// calibrated platform) throughput and mean wait, from the two runs' summary.json.
+// calibrated platform) throughput, aggregate rate and mean wait, from the two runs' summary.json.
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -14,6 +14,12 @@ struct ValidationRow {
   double relative_error = 0;  // (predicted - measured) / measured
   double measured_mean_wait_s = 0, predicted_mean_wait_s = 0;
   double wait_error_s = 0;    // predicted - measured
+  // The aggregate rate (summary.json's aggregate_steps_per_s: steps per second per training rank while every rank
+  // still runs). For synchronous algorithms it is the throughput; for asynchronous ones with a slow worker the
+  // throughput is the slow rank's pace (its own sleeps), and this is the rate of the others, which the prediction
+  // must also get right.
+  double measured_aggregate_steps_per_s = 0, predicted_aggregate_steps_per_s = 0;
+  double aggregate_relative_error = 0;
 };
 
 ValidationRow compare_summaries(const std::string& label, const nlohmann::json& measured,
