@@ -1,14 +1,11 @@
 #include "algorithms/collectives/PartialAllreduce.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <map>
 #include <mutex>
 #include <stdexcept>
 
 #include "algorithms/collectives/ActivationTree.hpp"
-#include "algorithms/collectives/Partition.hpp"
-#include "algorithms/collectives/PowerOfTwoFold.hpp"
 #include "kernels/optim/VectorOps.hpp"
 #include "kernels/random/SeedStream.hpp"
 
@@ -17,23 +14,6 @@ namespace quorum {
 namespace {
 
 constexpr double kControlBytes = 16;  // version and root: two 64-bit integers
-constexpr int kPhasesPerVersion = 64;
-constexpr int kFoldInPhase = 62, kFoldOutPhase = 63;
-
-// Ranks contributing fresh data, as a bit set carried in message ints after the version.
-using RankSet = std::vector<std::int64_t>;
-RankSet empty_set(int size) { return RankSet(static_cast<std::size_t>((size + 63) / 64), 0); }
-void insert(RankSet& s, int rank) { s[static_cast<std::size_t>(rank / 64)] |= std::int64_t{1} << (rank % 64); }
-bool contains(const RankSet& s, int rank) { return (s[static_cast<std::size_t>(rank / 64)] >> (rank % 64)) & 1; }
-void unite(RankSet& s, const std::vector<std::int64_t>& ints) {
-  for (std::size_t i = 0; i < s.size(); ++i) s[i] |= ints.at(i + 1);
-}
-
-// Data travelling through the reduction.
-struct Partial {
-  std::vector<float> data;
-  RankSet fresh;
-};
 
 }  // namespace
 
@@ -59,7 +39,7 @@ struct PartialAllreduce::Shared {
   }
   Tag activation_tag() const { return tags::make(config.activation_channel); }
   Tag schedule_tag(std::int64_t v, int phase) const {
-    return tags::make(config.schedule_channel, static_cast<int>(v & 7) * kPhasesPerVersion + phase);
+    return tags::make(config.schedule_channel, static_cast<int>(v & 7) * kPartialPhasesPerVersion + phase);
   }
   Tag request_tag() const { return tags::make(Channel::Control, config.control_sub); }
   Tag done_tag() const { return tags::make(Channel::Control, config.control_sub + 1); }
@@ -112,7 +92,11 @@ namespace {
 // The progress agent's side of the protocol: one iteration per version.
 class AgentLoop {
  public:
-  AgentLoop(Comm& comm, PartialAllreduce::Shared& shared) : c_(comm), s_(shared) {}
+  AgentLoop(Comm& comm, PartialAllreduce::Shared& shared)
+      : c_(comm),
+        s_(shared),
+        reduction_(comm, shared.config.schedule, shared.config.logical_bytes,
+                   [&shared](std::int64_t v, int phase) { return shared.schedule_tag(v, phase); }) {}
 
   void run() {
     parents_ = s_.tree.possible_parents(s_.rank);
@@ -150,14 +134,14 @@ class AgentLoop {
 
     const std::int64_t step = s_.step_of(v);
     std::vector<int> members;
-    Partial p{std::move(snap.data), empty_set(s_.size)};
-    if (snap.fresh) insert(p.fresh, s_.rank);
+    PartialSum p{std::move(snap.data), FreshRanks(s_.size)};
+    if (snap.fresh) p.fresh.insert(s_.rank);
     if (s_.config.grouping) {
       members = s_.config.grouping->group_of(s_.rank, step).members;
-      butterfly(v, p, s_.rank, s_.config.grouping->dimensions(step), [](int r) { return r; });
+      reduction_.over_dimensions(v, p, s_.config.grouping->dimensions(step));
     } else {
       members = Group::world(s_.size).members;
-      reduce_over_world(v, p);
+      reduction_.over_world(v, p);
     }
     publish(v, std::move(p), std::move(members), std::move(snap.deposits));
 
@@ -258,112 +242,10 @@ class AgentLoop {
     }
   }
 
-  static Payload pack(std::int64_t v, std::vector<float> values, const RankSet& fresh) {
-    std::vector<std::int64_t> ints{v};
-    ints.insert(ints.end(), fresh.begin(), fresh.end());
-    return Payload{std::move(values), std::move(ints)};
-  }
-
-  // Sends `out` to partner and returns what partner sent on the same tag (checked to be of version v).
-  Message swap(std::int64_t v, int partner, Tag tag, Payload out, double bytes) {
-    auto recv = c_.irecv(partner, tag);
-    auto send = c_.isend(partner, tag, std::move(out), bytes);
-    c_.wait(recv);
-    Message m = c_.take(recv);
-    check_version(v, m);
-    c_.wait(send);
-    return m;
-  }
-
-  // The reduction over the butterfly dimensions `dims` of virtual index vi (real rank: real(index)).
-  //   recursive doubling: one exchange of the whole vector per dimension (fflib2's allreduce); both partners end
-  //     with the same bits (a + b == b + a).
-  //   Rabenseifner: recursive halving (reduce-scatter) over the dimensions in order, then recursive doubling of
-  //     the reduced blocks (allgather) in reverse order: 2 (n-1)/n of the vector per member instead of log2 n times
-  //     all of it; every block is summed on one member and copied to the others.
-  template <typename Real>
-  void butterfly(std::int64_t v, Partial& p, int vi, const std::vector<int>& dims, Real real) {
-    const int k = static_cast<int>(dims.size());
-    if (s_.config.schedule == PartialSchedule::RecursiveDoubling) {
-      for (int j = 0; j < k; ++j) {
-        Message m = swap(v, real(vi ^ (1 << dims[static_cast<std::size_t>(j)])), s_.schedule_tag(v, j),
-                         pack(v, p.data, p.fresh), s_.config.logical_bytes);
-        vec::add(p.data, m.payload.values);
-        unite(p.fresh, m.payload.ints);
-      }
-      return;
-    }
-    const BlockPartition part{p.data.size(), s_.config.logical_bytes, 1 << k};
-    int lo = 0, hi = 1 << k;  // the blocks this member is responsible for
-    for (int j = 0; j < k; ++j) {
-      const int bit = 1 << dims[static_cast<std::size_t>(j)], mid = (lo + hi) / 2;
-      const bool upper = (vi & bit) != 0;
-      const int keep_lo = upper ? mid : lo, keep_hi = upper ? hi : mid;
-      const int give_lo = upper ? lo : mid, give_hi = upper ? mid : hi;
-      Message m = swap(v, real(vi ^ bit), s_.schedule_tag(v, j), pack(v, part.copy(p.data, give_lo, give_hi), p.fresh),
-                       part.bytes_of(give_lo, give_hi));
-      vec::add(part.span(p.data, keep_lo, keep_hi), m.payload.values);
-      unite(p.fresh, m.payload.ints);
-      lo = keep_lo;
-      hi = keep_hi;
-    }
-    for (int j = k - 1; j >= 0; --j) {
-      const int bit = 1 << dims[static_cast<std::size_t>(j)], width = hi - lo;
-      const bool upper = (vi & bit) != 0;
-      const int other_lo = upper ? lo - width : hi;
-      Message m = swap(v, real(vi ^ bit), s_.schedule_tag(v, k + j), pack(v, part.copy(p.data, lo, hi), p.fresh),
-                       part.bytes_of(lo, hi));
-      const auto dst = part.span(p.data, other_lo, other_lo + width);
-      std::copy(m.payload.values.begin(), m.payload.values.end(), dst.begin());
-      lo = std::min(lo, other_lo);
-      hi = lo + 2 * width;
-    }
-  }
-
-  // Over all ranks; for a P that is not a power of two the first 2r ranks fold in pairs first and out at the end.
-  void reduce_over_world(std::int64_t v, Partial& p) {
-    const PowerOfTwoFold fold(s_.size, s_.rank);
-    const Tag in = s_.schedule_tag(v, kFoldInPhase), out = s_.schedule_tag(v, kFoldOutPhase);
-    if (s_.rank < 2 * fold.extra) {
-      if (fold.virtual_index < 0) {
-        c_.send(s_.rank + 1, in, pack(v, p.data, p.fresh), s_.config.logical_bytes);
-      } else {
-        Message m = c_.recv(s_.rank - 1, in);
-        check_version(v, m);
-        vec::add(m.payload.values, p.data);  // lower rank first, as in the synchronous fold
-        p.data = std::move(m.payload.values);
-        unite(p.fresh, m.payload.ints);
-      }
-    }
-    if (fold.virtual_index >= 0) {
-      std::vector<int> dims;
-      for (int d = 0; (1 << d) < fold.p2; ++d) dims.push_back(d);
-      butterfly(v, p, fold.virtual_index, dims, [&fold](int index) { return fold.real_index(index); });
-    }
-    if (s_.rank < 2 * fold.extra) {
-      if (fold.virtual_index < 0) {
-        Message m = c_.recv(s_.rank + 1, out);
-        check_version(v, m);
-        p.data = std::move(m.payload.values);
-        std::fill(p.fresh.begin(), p.fresh.end(), 0);
-        unite(p.fresh, m.payload.ints);
-      } else {
-        c_.send(s_.rank - 1, out, pack(v, p.data, p.fresh), s_.config.logical_bytes);
-      }
-    }
-  }
-
-  static void check_version(std::int64_t v, const Message& m) {
-    if (m.payload.ints.empty() || m.payload.ints[0] != v)
-      throw std::logic_error("partial allreduce: schedule message of version " +
-                             (m.payload.ints.empty() ? std::string("?") : std::to_string(m.payload.ints[0])) +
-                             " received while executing version " + std::to_string(v));
-  }
-
-  void publish(std::int64_t v, Partial p, std::vector<int> members, std::vector<std::int64_t> deposits) {
+  void publish(std::int64_t v, PartialSum p, std::vector<int> members, std::vector<std::int64_t> deposits) {
     std::vector<int> fresh;
     for (int r : members)
-      if (contains(p.fresh, r)) fresh.push_back(r);
+      if (p.fresh.contains(r)) fresh.push_back(r);
     const int leader = members.front();
     const auto active = static_cast<double>(fresh.size());
     PartialResult full;
@@ -397,6 +279,7 @@ class AgentLoop {
 
   Comm& c_;
   PartialAllreduce::Shared& s_;
+  PartialReduction reduction_;
   std::vector<int> parents_;            // every neighbour that may forward an activation to this rank
   std::vector<RequestPtr> listeners_;   // one receive per parent, then one for the main agent's requests
   std::map<std::int64_t, int> early_;   // activations of later versions, kept until their turn
@@ -481,19 +364,6 @@ std::vector<float> PartialAllreduce::send_buffer() const {
 int PartialAllreduce::majority_initiator(std::uint64_t seed, std::int64_t version, int world_size) {
   Rng rng(seed, Stream::Majority, static_cast<std::uint64_t>(version));
   return static_cast<int>(rng.below(static_cast<std::uint64_t>(world_size)));
-}
-
-const char* to_string(PartialSchedule s) {
-  return s == PartialSchedule::Rabenseifner ? "rabenseifner" : "recursive_doubling";
-}
-
-bool parse_partial_schedule(const std::string& text, PartialSchedule& out) {
-  for (auto s : {PartialSchedule::RecursiveDoubling, PartialSchedule::Rabenseifner})
-    if (text == to_string(s)) {
-      out = s;
-      return true;
-    }
-  return false;
 }
 
 PartialAllreduceConfig solo_allreduce_config(std::int64_t versions, double logical_bytes, std::size_t elements) {

@@ -16,7 +16,7 @@
 //     forwards only along that activation's tree; later activations of the same version are dropped.
 //  2. Contribution. The schedule takes the send buffer as it is at that moment (eager-SGD's stale-contribution
 //     semantics): a rank still computing contributes what its buffer holds, not its next result.
-//  3. Reduction. A butterfly schedule (recursive doubling as in fflib2, or Rabenseifner's reduce-scatter and
+//  3. Reduction (PartialReduction). A butterfly schedule (recursive doubling as in fflib2, or Rabenseifner's reduce-scatter and
 //     allgather) over all ranks, or, for the group allreduce, only over the butterfly dimensions of the version's
 //     training step (ButterflyGrouping, WAGMA's Algorithm 1), i.e. inside the P/S groups of that step. Every
 //     message also carries the set of ranks whose contribution was fresh.
@@ -47,18 +47,13 @@
 
 #include "algorithms/RankContext.hpp"
 #include "algorithms/collectives/ButterflyGrouping.hpp"
+#include "algorithms/collectives/PartialReduction.hpp"
 #include "algorithms/comm/Comm.hpp"
 
 namespace quorum {
 
 enum class ActivationPolicy { Solo, Majority };
 enum class SendBufferPolicy { Accumulate, Replace };
-// The reduction once a version is activated: recursive doubling (fflib2's, the papers') or Rabenseifner's
-// reduce-scatter + allgather on the same butterfly dimensions (bandwidth-optimal: 2 (n-1)/n of the vector per member
-// instead of log2 n times all of it).
-enum class PartialSchedule { RecursiveDoubling, Rabenseifner };
-const char* to_string(PartialSchedule s);
-bool parse_partial_schedule(const std::string& text, PartialSchedule& out);
 
 // What a call gets back.
 struct PartialResult {

@@ -1,0 +1,70 @@
+#pragma once
+// The reduction a partial collective (PartialAllreduce) runs once a version is activated on a rank: a butterfly over
+// all ranks (with the usual fold when P is not a power of two), or over some of the butterfly's dimensions (the
+// group allreduce's groups), by recursive doubling or by Rabenseifner's reduce-scatter and allgather. Every message
+// carries its version, checked on receipt (one of another version is a protocol error), and the set of ranks whose
+// contribution was fresh, so the result says who contributed current data.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "algorithms/comm/Comm.hpp"
+
+namespace quorum {
+
+// Recursive doubling (fflib2's, the papers') or Rabenseifner's reduce-scatter + allgather on the same butterfly
+// dimensions (bandwidth-optimal: 2 (n-1)/n of the vector per member instead of log2 n times all of it).
+enum class PartialSchedule { RecursiveDoubling, Rabenseifner };
+const char* to_string(PartialSchedule s);
+bool parse_partial_schedule(const std::string& text, PartialSchedule& out);
+
+// Ranks whose contribution was fresh, as a bit set; it travels in a message's ints after the version.
+class FreshRanks {
+ public:
+  explicit FreshRanks(int world_size);
+  void insert(int rank);
+  bool contains(int rank) const;
+  void clear();
+  void unite(const std::vector<std::int64_t>& message_ints);  // message_ints[0] is the version
+  const std::vector<std::int64_t>& words() const { return words_; }
+
+ private:
+  std::vector<std::int64_t> words_;
+};
+
+// What travels through the reduction: the partial sum and who contributed fresh data to it.
+struct PartialSum {
+  std::vector<float> data;
+  FreshRanks fresh;
+};
+
+// A version's schedule messages are tagged by phase: 0 .. 2k-1 for the butterfly, then the fold's two phases.
+inline constexpr int kPartialPhasesPerVersion = 64;
+inline constexpr int kFoldInPhase = 62, kFoldOutPhase = 63;
+
+class PartialReduction {
+ public:
+  using TagOf = std::function<Tag(std::int64_t version, int phase)>;
+
+  PartialReduction(Comm& comm, PartialSchedule schedule, double logical_bytes, TagOf tag_of);
+
+  // Over the butterfly dimensions `dims` of this rank: the members of its group for the version's step.
+  void over_dimensions(std::int64_t version, PartialSum& p, const std::vector<int>& dims);
+  // Over all ranks; for a P that is not a power of two the first 2r ranks fold in pairs first and out at the end.
+  void over_world(std::int64_t version, PartialSum& p);
+
+ private:
+  template <typename Real>
+  void butterfly(std::int64_t version, PartialSum& p, int virtual_index, const std::vector<int>& dims, Real real);
+  Message swap(std::int64_t version, int partner, Tag tag, Payload out, double bytes);
+  static Payload pack(std::int64_t version, std::vector<float> values, const FreshRanks& fresh);
+  static void check_version(std::int64_t version, const Message& m);
+
+  Comm& c_;
+  PartialSchedule schedule_;
+  double logical_bytes_;
+  TagOf tag_of_;
+};
+
+}  // namespace quorum
