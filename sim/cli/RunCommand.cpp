@@ -39,8 +39,15 @@ int run(const RunOptions& o) {
     apply_overrides(json, trace_assignments(o.trace));
     variants = expand_algorithms(json);
     const std::string base_dir = std::filesystem::path(o.scenario).parent_path().string();
-    for (const auto& v : variants) {
-      scenarios.push_back(parse_scenario(v.json, base_dir));
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+      try {
+        scenarios.push_back(parse_scenario(variants[i].json, base_dir));
+      } catch (const ScenarioError& e) {
+        // In a list, say which entry: `--set algorithm.tau=5` reaches every entry, and not all of them have a tau.
+        if (variants.size() == 1 || e.field().rfind("algorithm.", 0) != 0) throw;
+        throw ScenarioError("algorithm[" + std::to_string(i) + "]" + e.field().substr(std::string("algorithm").size()),
+                            e.message() + " (the entry labelled '" + variants[i].label + "')");
+      }
       if (o.quiet) scenarios.back().progress = false;
     }
   } catch (const ScenarioError& e) {

@@ -7,12 +7,16 @@ namespace quorum {
 
 class ScenarioError : public std::runtime_error {
  public:
-  ScenarioError(std::string field, const std::string& message)
-      : std::runtime_error("scenario field '" + field + "': " + message), field_(std::move(field)) {}
+  ScenarioError(std::string field, std::string message)
+      : std::runtime_error("scenario field '" + field + "': " + message),
+        field_(std::move(field)),
+        message_(std::move(message)) {}
   const std::string& field() const { return field_; }
+  const std::string& message() const { return message_; }  // without the field
 
  private:
   std::string field_;
+  std::string message_;
 };
 
 }  // namespace quorum

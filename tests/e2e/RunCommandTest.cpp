@@ -84,7 +84,9 @@ TEST(RunCommand, BadInputNamesTheFieldAndWritesNothing) {
       {"--set workload.iterations=null", "workload.iterations"},
       {"--set platform.nodes='\"many\"'", "platform.nodes"},
       {"--set platform.nodes=0", "platform.nodes"},
-      {"--set algorithm.tau=0", "algorithm.tau"},
+      {"--set 'algorithm={\"name\":\"local_sgd\",\"tau\":0}'", "algorithm.tau"},
+      // quickstart's algorithm is a list: the error names the entry (allreduce has no tau at all).
+      {"--set algorithm.tau=0", "algorithm[0].tau"},
       {"--set workload.compute.kind=empirical --set workload.compute.file=" + trace, "workload.compute.file"},
       {"--set math.dataset_dir=/nonexistent", "math.dataset_dir"},
       {"--set workload.profile=unknown_net", "workload.profile"},
