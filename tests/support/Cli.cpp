@@ -22,9 +22,9 @@ std::string fresh_path(const std::string& stem) {
   return p.string();
 }
 
-CliResult run_cli(const std::string& args) {
+CliResult run_in_source_dir(const std::string& command) {
   const std::string out = fresh_path("quorum-cli-out"), err = fresh_path("quorum-cli-err");
-  const std::string cmd = "cd '" + source_dir() + "' && '" + quorum_binary() + "' " + args + " >'" + out + "' 2>'" + err + "'";
+  const std::string cmd = "cd '" + source_dir() + "' && " + command + " >'" + out + "' 2>'" + err + "'";
   const int status = std::system(cmd.c_str());
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -34,5 +34,7 @@ CliResult run_cli(const std::string& args) {
   std::filesystem::remove(err);
   return r;
 }
+
+CliResult run_cli(const std::string& args) { return run_in_source_dir("'" + quorum_binary() + "' " + args); }
 
 }  // namespace quorum::testing

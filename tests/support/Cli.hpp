@@ -12,6 +12,9 @@ struct CliResult {
 // args: everything after "quorum", already shell-quoted where needed.
 CliResult run_cli(const std::string& args);
 
+// Runs a shell command line from the source directory, capturing its stdout and stderr.
+CliResult run_in_source_dir(const std::string& command);
+
 // A fresh, not yet existing path under the temporary directory.
 std::string fresh_path(const std::string& stem);
 
