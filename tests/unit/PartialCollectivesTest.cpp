@@ -181,6 +181,26 @@ TEST(ActivationTree, EveryRootReachesEveryRankOnceWithinCeilLog2PHops) {
 
 // -------------------------------------------------------------------------------------- no stragglers: exact -----
 
+namespace {
+
+// Every rank computes, lines up with the others (the reductions end at slightly different times), then calls the
+// collective with its data for that version; per call: the result's version, sum, group, fresh ranks and own flag.
+nlohmann::json lined_up_calls(Comm& comm, PartialAllreduceConfig config, std::int64_t versions, std::size_t n) {
+  PartialAllreduce ar(comm, std::move(config));
+  nlohmann::json out = nlohmann::json::array();
+  for (std::int64_t t = 0; t < versions; ++t) {
+    comm.compute(t, {});
+    barrier(comm, Group::world(comm.size()));
+    const PartialResult r = ar.call(data_of(comm.rank(), t, n));
+    out.push_back({{"version", r.version}, {"sum", r.sum}, {"group", r.group}, {"fresh", r.fresh},
+                   {"own", r.own_data_included}});
+  }
+  ar.finish();
+  return out;
+}
+
+}  // namespace
+
 TEST(PartialAllreduce, WithoutStragglersSoloAndMajorityGiveTheExactSum) {
   constexpr std::int64_t kVersions = 4;
   constexpr std::size_t kN = 5;
@@ -193,16 +213,7 @@ TEST(PartialAllreduce, WithoutStragglersSoloAndMajorityGiveTheExactSum) {
           [&](Comm& comm) {
             auto config = config_for(kind, p, kVersions, kN, 9);
             config.schedule = schedule;
-            PartialAllreduce ar(comm, std::move(config));
-            nlohmann::json out = nlohmann::json::array();
-            for (std::int64_t t = 0; t < kVersions; ++t) {
-              comm.compute(t, {});
-              barrier(comm, Group::world(p));  // the reductions end at slightly different times: line up again
-              const PartialResult r = ar.call(data_of(comm.rank(), t, kN));
-              out.push_back({{"version", r.version}, {"sum", r.sum}, {"fresh", r.fresh}, {"own", r.own_data_included}});
-            }
-            ar.finish();
-            return out;
+            return lined_up_calls(comm, std::move(config), kVersions, kN);
           },
           constant_compute(0.01, p));
       ASSERT_TRUE(result.ok) << result.error;
@@ -236,16 +247,7 @@ TEST(PartialAllreduce, WithoutStragglersTheGroupAllreduceGivesEachGroupsExactSum
           [&](Comm& comm) {
             auto config = config_for(Kind::Group, p, kVersions, kN, 1, s);
             config.schedule = schedule;
-            PartialAllreduce ar(comm, std::move(config));
-            nlohmann::json out = nlohmann::json::array();
-            for (std::int64_t t = 0; t < kVersions; ++t) {
-              comm.compute(t, {});
-              barrier(comm, Group::world(p));
-              const PartialResult r = ar.call(data_of(comm.rank(), t, kN));
-              out.push_back({{"version", r.version}, {"sum", r.sum}, {"group", r.group}, {"own", r.own_data_included}});
-            }
-            ar.finish();
-            return out;
+            return lined_up_calls(comm, std::move(config), kVersions, kN);
           },
           constant_compute(0.01, p));
       ASSERT_TRUE(result.ok) << result.error;

@@ -24,13 +24,8 @@ struct CalibrateOptions {
 };
 
 int calibrate_command(const CalibrateOptions& o) {
-  std::unique_ptr<mpi::MpiEnvironment> env;
-  try {
-    env = std::make_unique<mpi::MpiEnvironment>(nullptr, nullptr);
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitFailure;
-  }
+  const auto env = start_mpi_for_command();
+  if (!env) return kExitFailure;
   const bool root = env->rank() == 0;
   if (env->size() < 2) {
     std::cerr << "error: quorum calibrate measures between ranks: run it under mpirun with at least 2 ranks, e.g. "

@@ -51,15 +51,19 @@ std::string measured_table(const std::vector<std::string>& labels, const std::ve
 
 }  // namespace
 
-int run_with_mpi_backend(const std::string& scenario_path, const std::vector<std::string>& sets,
-                         const std::string& out_option, bool quiet) {
-  std::unique_ptr<mpi::MpiEnvironment> env;
+std::unique_ptr<mpi::MpiEnvironment> start_mpi_for_command() {
   try {
-    env = std::make_unique<mpi::MpiEnvironment>(nullptr, nullptr);
+    return std::make_unique<mpi::MpiEnvironment>(nullptr, nullptr);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
-    return kExitFailure;
+    return nullptr;
   }
+}
+
+int run_with_mpi_backend(const std::string& scenario_path, const std::vector<std::string>& sets,
+                         const std::string& out_option, bool quiet) {
+  const auto env = start_mpi_for_command();
+  if (!env) return kExitFailure;
   const bool root = env->rank() == 0;
   std::vector<ScenarioVariant> variants;
   std::vector<Scenario> scenarios;
