@@ -26,6 +26,7 @@ MpiSettings parse_mpi_settings(Fields& f, int ranks, std::int64_t iterations, co
   m.message_bytes = f.string("message_bytes", m.message_bytes, {"logical", "payload"});
   m.native_allreduce = f.boolean("native_allreduce", m.native_allreduce);
   m.device = f.string("device", m.device, {"cpu", "gpu"});
+  m.progress = f.string("progress", m.progress, {"auto", "spin", "sleep"});
   m.poll_interval_s = f.number("poll_interval_s", m.poll_interval_s, 1e-7, 1.0);
   const auto& timeout = f.raw("timeout_s");
   if (timeout.is_null() || (timeout.is_string() && timeout.get<std::string>() == "auto")) {

@@ -13,6 +13,10 @@
 //   device           cpu | gpu           gpu: proxy math on the GPU and native allreduces over NCCL
 //   timeout_s        number | "auto"     the watchdog ends a run that takes longer, naming the slowest rank and
 //                                        its step; auto: a bound derived from the workload (below)
+//   progress         auto | spin | sleep how an agent blocked on communication waits: spin drives MPI itself
+//                                        without pause (a core per rank), sleep leaves it to the progress
+//                                        thread (ranks share cores); auto: spin when the host has at least as
+//                                        many cores as ranks on it
 //   poll_interval_s  number (1e-4)       longest pause of a rank's progress thread between polls of MPI
 //   fault            {rank, step, kind}  testing aid: make a rank hang, die (kill) or throw at a step
 #include <cstdint>
@@ -36,6 +40,7 @@ struct MpiSettings {
   bool native_allreduce = true;
   std::string device = "cpu";
   double timeout_s = 0;  // resolved (auto filled in)
+  std::string progress = "auto";
   double poll_interval_s = 1e-4;
   FaultInjection fault;
 

@@ -18,6 +18,8 @@
 #include "validation/mpi/MpiComm.hpp"
 #include "validation/mpi/MpiEnvironment.hpp"
 #include "validation/mpi/MpiError.hpp"
+#include "validation/calibrate/PointToPointProbe.hpp"
+#include "kernels/optim/VectorOps.hpp"
 
 namespace quorum::calibration {
 
@@ -27,14 +29,6 @@ using mpi::MpiComm;
 using mpi::RankRuntime;
 
 const Tag kPingTag = tags::make(Channel::Benchmark, 1);
-const Tag kPongTag = tags::make(Channel::Benchmark, 2);
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // Waits for every rank without spinning (idle ranks must not steal the CPU from the ones measuring).
 void quiet_barrier(RankRuntime& rt) {
@@ -43,50 +37,42 @@ void quiet_barrier(RankRuntime& rt) {
   rt.engine()->wait(rt.engine()->track(r));
 }
 
-// Median one-way time of messages of `bytes` (padding, no payload) between a and b; only a and b call it.
-double ping_pong(MpiComm& comm, int a, int b, double bytes, int round_trips) {
-  const bool initiator = comm.rank() == a;
-  const int peer = initiator ? b : a;
-  std::vector<double> times;
-  const int warmup = std::max(2, round_trips / 10);
-  for (int i = 0; i < warmup + round_trips; ++i) {
-    const double t0 = comm.now();
-    if (initiator) {
-      comm.send(peer, kPingTag, {}, bytes);
-      comm.recv(peer, kPongTag);
-    } else {
-      comm.recv(peer, kPingTag);
-      comm.send(peer, kPongTag, {}, bytes);
-    }
-    if (i >= warmup) times.push_back((comm.now() - t0) / 2);
-  }
-  return median(times);
-}
-
-nlohmann::json measure_pair(MpiComm& comm, int a, int b, bool same_host, const CalibrationOptions& o) {
+// One pair, through Comm and through plain MPI, size by size in the same job (alternating, so that both see the
+// same machine state).
+nlohmann::json measure_pair(MpiComm& comm, MPI_Comm raw, int a, int b, bool same_host, const CalibrationOptions& o) {
   nlohmann::json pair = {{"ranks", {a, b}}, {"same_host", same_host}};
   const bool member = comm.rank() == a || comm.rank() == b;
-  double latency = 0;
-  std::vector<std::pair<double, double>> points;
+  double latency = 0, raw_latency = 0;
+  std::vector<std::pair<double, double>> points, raw_points;
   nlohmann::json sizes = nlohmann::json::array();
   if (member) {
-    latency = ping_pong(comm, a, b, 0, o.latency_round_trips);
+    latency = comm_ping_pong(comm, a, b, 0, o.latency_round_trips);
+    raw_latency = raw_ping_pong(raw, a, b, 0, o.latency_round_trips);
     for (double bytes : o.sizes) {
       // A first round trip sizes the number of repetitions to the time budget; both sides compute the same count
       // from the initiator's estimate, which it sends along.
-      double estimate = ping_pong(comm, a, b, bytes, 1);
+      double estimate = comm_ping_pong(comm, a, b, bytes, 1);
       if (comm.rank() == a) comm.send(b, kPingTag, {{}, {static_cast<std::int64_t>(estimate * 1e9)}}, 0);
       else estimate = static_cast<double>(comm.recv(a, kPingTag).payload.ints.at(0)) * 1e-9;
-      const int reps = std::clamp(static_cast<int>(o.seconds_per_size / std::max(2 * estimate, 1e-6)), 3, 200);
-      const double one_way = ping_pong(comm, a, b, bytes, reps);
+      const int reps = round_trips_for(o.seconds_per_size, estimate);
+      const double one_way = comm_ping_pong(comm, a, b, bytes, reps);
+      const double raw_one_way = raw_ping_pong(raw, a, b, bytes, reps);
       points.emplace_back(bytes, one_way);
-      sizes.push_back({{"bytes", bytes}, {"one_way_s", one_way}, {"round_trips", reps}});
+      raw_points.emplace_back(bytes, raw_one_way);
+      sizes.push_back({{"bytes", bytes},
+                       {"one_way_s", one_way},
+                       {"raw_mpi_one_way_s", raw_one_way},
+                       {"comm_over_raw", raw_one_way > 0 ? one_way / raw_one_way : 0.0},
+                       {"round_trips", reps}});
     }
   }
-  const AlphaBeta fit = fit_alpha_beta(points);
+  const AlphaBeta fit = fit_alpha_beta(points), raw_fit = fit_alpha_beta(raw_points);
   pair["latency_s"] = latency;
   pair["bandwidth_Bps"] = fit.bandwidth_Bps;
   pair["fit_intercept_s"] = fit.latency_s;
+  pair["raw_mpi"] = {{"latency_s", raw_latency},
+                     {"bandwidth_Bps", raw_fit.bandwidth_Bps},
+                     {"fit_intercept_s", raw_fit.latency_s}};
   pair["sizes"] = sizes;
   return pair;
 }
@@ -200,9 +186,12 @@ nlohmann::json calibrate(const CalibrationOptions& o) {
       pairs.emplace_back(0, b, false);
       break;
     }
+  // Plain MPI's reference path: its own communicator, so that nothing it sends can match Comm's receives.
+  MPI_Comm raw = MPI_COMM_NULL;
+  mpi::check(MPI_Comm_dup(MPI_COMM_WORLD, &raw), "MPI_Comm_dup (plain MPI reference)");
   nlohmann::json pair_results = nlohmann::json::array();
   for (const auto& [a, b, same] : pairs) {
-    const nlohmann::json p = to_rank0(world.control(), rank, a, measure_pair(comm, a, b, same, o));
+    const nlohmann::json p = to_rank0(world.control(), rank, a, measure_pair(comm, raw, a, b, same, o));
     if (rank == 0) pair_results.push_back(p);
     quiet_barrier(rt);
   }
@@ -213,39 +202,71 @@ nlohmann::json calibrate(const CalibrationOptions& o) {
   nlohmann::json exchanges = nlohmann::json::array();
   double aggregate = 0;
   for (double bytes : {1048576.0, 4194304.0}) {
-    const int p = world.size(), right = (rank + 1) % p, left = (rank + p - 1) % p;
-    std::vector<double> times;
+    std::vector<double> times, raw_times;
     for (int i = 0; i < 8; ++i) {
       quiet_barrier(rt);
-      const double t0 = rt.now();
-      auto in = comm.irecv(left, kPingTag);
-      auto out = comm.isend(right, kPingTag, {}, bytes);
-      comm.wait(out);
-      comm.wait(in);
-      comm.take(in);
-      double elapsed = rt.now() - t0, slowest = 0;
-      MPI_Allreduce(&elapsed, &slowest, 1, MPI_DOUBLE, MPI_MAX, world.control());
-      if (i >= 2) times.push_back(slowest);
+      const double t = comm_ring_exchange(comm, bytes);
+      quiet_barrier(rt);
+      const double raw_t = raw_ring_exchange(raw, bytes);
+      if (i >= 2) {
+        times.push_back(t);
+        raw_times.push_back(raw_t);
+      }
     }
-    const double t = median(times);
+    const double t = median(times), raw_t = median(raw_times);
     const double rate = static_cast<double>(world.size()) * bytes / t;
     aggregate = std::max(aggregate, rate);
-    exchanges.push_back({{"bytes_per_rank", bytes}, {"seconds", t}, {"aggregate_Bps", rate}});
+    exchanges.push_back({{"bytes_per_rank", bytes},
+                         {"seconds", t},
+                         {"aggregate_Bps", rate},
+                         {"raw_mpi_seconds", raw_t},
+                         {"raw_mpi_aggregate_Bps", static_cast<double>(world.size()) * bytes / raw_t}});
   }
 
-  // Native allreduce over all ranks, for reference (the simulator models the algorithms' point-to-point version).
-  nlohmann::json allreduce = nlohmann::json::array();
-  for (double bytes : {4096.0, 4194304.0}) {
-    std::vector<float> data;
+  // The CPU cost of a reduction (y += x over a vector larger than the caches), every rank at once as in a
+  // collective: the butterflies pay it at every phase on the bytes they receive.
+  double reduce_time = 0;
+  {
+    std::vector<float> y(static_cast<std::size_t>(o.reduce_bytes / sizeof(float)), 1.0f), x(y.size(), 0.5f);
     std::vector<double> times;
+    quiet_barrier(rt);
     for (int i = 0; i < 12; ++i) {
-      quiet_barrier(rt);
       const double t0 = rt.now();
-      rt.native()->allreduce_sum(comm, data, Group::world(world.size()), bytes, Channel::Benchmark);
+      vec::add(y, x);
       if (i >= 2) times.push_back(rt.now() - t0);
     }
-    allreduce.push_back({{"bytes", bytes}, {"seconds", median(times)}});
+    reduce_time = median(times);
   }
+  std::vector<double> reduce_times(static_cast<std::size_t>(world.size()));
+  MPI_Gather(&reduce_time, 1, MPI_DOUBLE, reduce_times.data(), 1, MPI_DOUBLE, 0, world.control());
+
+  // The native allreduce (the backend's MPI_Allreduce path) by group size and message size: the localhost platform
+  // charges it from this table (the simulated point-to-point ring is not Open MPI's algorithm).
+  nlohmann::json allreduce = nlohmann::json::array();
+  std::vector<int> group_sizes;
+  for (int k = 2; k < world.size(); k *= 2) group_sizes.push_back(k);
+  group_sizes.push_back(world.size());
+  for (int members : group_sizes) {
+    std::vector<int> ranks(static_cast<std::size_t>(members));
+    for (int r = 0; r < members; ++r) ranks[static_cast<std::size_t>(r)] = r;
+    const Group group(ranks);
+    for (double bytes : o.native_sizes) {
+      std::vector<float> data;
+      std::vector<double> times;
+      const int reps = bytes >= (4 << 20) ? 6 : 12;
+      for (int i = 0; i < reps; ++i) {
+        quiet_barrier(rt);
+        if (rank >= members) continue;
+        const double t0 = rt.now();
+        rt.native()->allreduce_sum(comm, data, group, bytes, Channel::Benchmark);
+        if (i >= 2) times.push_back(rt.now() - t0);
+      }
+      double own = median(times), slowest = 0;
+      MPI_Allreduce(&own, &slowest, 1, MPI_DOUBLE, MPI_MAX, world.control());
+      allreduce.push_back({{"ranks", members}, {"bytes", bytes}, {"seconds", slowest}});
+    }
+  }
+  MPI_Comm_free(&raw);
 
   // Sleep precision (emulated compute is a sleep), all ranks at once.
   double overshoot = 0;
@@ -292,6 +313,7 @@ nlohmann::json calibrate(const CalibrationOptions& o) {
            {"proxy_step_solo_s", solo},
            {"sleep_overshoot_s", overshoot_sum / world.size()},
            {"aggregate_bandwidth_Bps", aggregate},
+           {"reduce_Bps", o.reduce_bytes / median(reduce_times)},
            {"concurrent_exchange", exchanges},
            {"native_allreduce", allreduce},
            {"pairs", pair_results},
@@ -299,7 +321,9 @@ nlohmann::json calibrate(const CalibrationOptions& o) {
            {"hosts", per_host},
            {"measured_with",
             "quorum calibrate: ping-pong through Comm (MPI backend: header + padded data message, progress thread), "
-            "one-way time = half the median round trip; bandwidth from a least-squares fit over 64 KiB and up"},
+            "one-way time = half the median round trip; bandwidth from a least-squares fit over 64 KiB and up; "
+            "raw_mpi: the same with MPI_Send/MPI_Recv; reduce_Bps: bytes of a float vector summed into another per "
+            "second, every rank at once; native_allreduce: slowest member's median time per group size and bytes"},
            {"mpi_library", mpi::MpiEnvironment::library_version()},
            {"quorum_version", kVersion},
            {"date", date}};

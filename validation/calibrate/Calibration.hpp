@@ -23,6 +23,8 @@ struct CalibrationOptions {
   std::optional<MathConfig> proxy;  // the proxy whose step time to measure (default: softmax, else hyperplane)
   std::uint64_t seed = 1;
   int proxy_steps = 30;
+  std::vector<double> native_sizes = {4096, 65536, 1 << 20, 4 << 20, 16 << 20};  // native allreduce table, bytes
+  double reduce_bytes = 16 << 20;  // vector summed to measure the reduction rate
 };
 
 // Collective over MPI_COMM_WORLD (at least 2 ranks). The result is complete on rank 0 only.

@@ -37,6 +37,7 @@ int calibrate_command(const CalibrateOptions& o) {
     options.sizes = {65536, 1 << 20, 4 << 20};
     options.latency_round_trips = 100;
     options.seconds_per_size = 0.05;
+    options.native_sizes = {4096, 1 << 20, 4 << 20};
     options.proxy_steps = 10;
   }
   if (!o.scenario.empty()) {
@@ -66,6 +67,22 @@ int calibrate_command(const CalibrateOptions& o) {
                   result["proxy_step_s"].get<double>() * 1e3, result["proxy_model"].get<std::string>().c_str(),
                   result["proxy_step_solo_s"].get<double>() * 1e3, result["sleep_overshoot_s"].get<double>() * 1e6,
                   o.out.c_str());
+      // What the backend adds to the MPI it runs on, pair by pair.
+      for (const auto& pair : result["pairs"]) {
+        std::printf("%s pair %d-%d, one-way time: Comm | plain MPI | ratio\n",
+                    pair["same_host"].get<bool>() ? "same-host" : "inter-host", pair["ranks"][0].get<int>(),
+                    pair["ranks"][1].get<int>());
+        std::printf("  %10s  %9.2f us | %9.2f us | %5.2fx\n", "0 B", pair["latency_s"].get<double>() * 1e6,
+                    pair["raw_mpi"]["latency_s"].get<double>() * 1e6,
+                    pair["latency_s"].get<double>() / pair["raw_mpi"]["latency_s"].get<double>());
+        for (const auto& size : pair["sizes"])
+          std::printf("  %10.0f  %9.2f us | %9.2f us | %5.2fx\n", size["bytes"].get<double>(),
+                      size["one_way_s"].get<double>() * 1e6, size["raw_mpi_one_way_s"].get<double>() * 1e6,
+                      size["comm_over_raw"].get<double>());
+        std::printf("  bandwidth %.3f GB/s | %.3f GB/s\n", pair["bandwidth_Bps"].get<double>() * 1e-9,
+                    pair["raw_mpi"]["bandwidth_Bps"].get<double>() * 1e-9);
+      }
+      std::printf("reduction %.2f GB/s per rank (every rank at once)\n", result["reduce_Bps"].get<double>() * 1e-9);
     }
   } catch (const std::exception& e) {
     mpi::abort_job("error: calibration failed on rank " + std::to_string(env->rank()) + ": " + e.what(),

@@ -45,11 +45,16 @@ class ThreadMutex final : public Mutex {
 
 class ThreadConditionVariable final : public ConditionVariable {
  public:
-  void wait(std::unique_lock<Mutex>& lock) override { cv_.wait(lock); }
+  explicit ThreadConditionVariable(std::shared_ptr<ProgressEngine> engine) : engine_(std::move(engine)) {}
+  void wait(std::unique_lock<Mutex>& lock) override {
+    engine_->kick();  // what this agent posted keeps moving while it waits for another agent
+    cv_.wait(lock);
+  }
   void notify_one() override { cv_.notify_one(); }
   void notify_all() override { cv_.notify_all(); }
 
  private:
+  std::shared_ptr<ProgressEngine> engine_;
   std::condition_variable_any cv_;
 };
 
@@ -153,7 +158,7 @@ std::unique_ptr<Agent> MpiComm::spawn(const std::string& name, std::function<voi
 std::unique_ptr<Mutex> MpiComm::make_mutex() { return std::make_unique<ThreadMutex>(); }
 
 std::unique_ptr<ConditionVariable> MpiComm::make_condition_variable() {
-  return std::make_unique<ThreadConditionVariable>();
+  return std::make_unique<ThreadConditionVariable>(runtime_.engine());
 }
 
 NativeCollectives* MpiComm::native() { return runtime_.native() ? &native_ : nullptr; }

@@ -16,6 +16,7 @@
 #include "validation/mpi/MpiComm.hpp"
 #include "validation/mpi/MpiEnvironment.hpp"
 #include "validation/mpi/MpiError.hpp"
+#include "validation/mpi/WaitMode.hpp"
 #include "validation/mpi/RankRecord.hpp"
 #include "validation/mpi/Watchdog.hpp"
 
@@ -72,8 +73,9 @@ nlohmann::json backend_summary(const Scenario& s, const std::vector<nlohmann::js
                                const nlohmann::json& native_stats) {
   double math = 0, injected = 0, overshoot = 0, max_overshoot = 0, overrun_s = 0, bytes = 0;
   std::int64_t steps = 0, overruns = 0, leftover_sends = 0, leftover_receives = 0, messages = 0;
-  std::map<std::string, int> hosts;
+  std::map<std::string, int> hosts, progress;
   for (const auto& b : per_rank) {
+    ++progress[b["progress"].get<std::string>()];
     const auto& c = b["compute"];
     steps += c["steps"].get<std::int64_t>();
     math += c["math_s"].get<double>();
@@ -95,6 +97,7 @@ nlohmann::json backend_summary(const Scenario& s, const std::vector<nlohmann::js
           {"compute", s.mpi.compute},
           {"message_bytes", s.mpi.message_bytes},
           {"device", s.mpi.device},
+          {"progress", progress},
           {"native_allreduce", s.mpi.native_allreduce ? native_stats : nlohmann::json(nullptr)},
           {"time_source", "MPI_Wtime, every rank's clock started after a common barrier"},
           {"mean_math_s", math / n},
@@ -204,6 +207,7 @@ MpiRunOutput run_scenario_mpi(const Scenario& scenario, const std::string& out_d
   const EngineStats final_engine = runtime.engine()->stats();
   nlohmann::json backend = {
       {"host", MpiEnvironment::processor_name()},
+      {"progress", to_string(runtime.wait_mode())},
       {"compute", compute_stats_json(runtime.compute_stats())},
       {"engine",
        {{"sends", engine.sends},

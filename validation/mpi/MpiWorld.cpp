@@ -28,6 +28,11 @@ MpiWorld::MpiWorld() {
   if (tag_ub_ < kNeeded)
     throw MpiError("this MPI library accepts tags up to " + std::to_string(tag_ub_) + " (MPI_TAG_UB), but quorum's "
                    "tags need " + std::to_string(kNeeded));
+  MPI_Comm host = MPI_COMM_NULL;
+  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &host),
+        "MPI_Comm_split_type (ranks per host)");
+  MPI_Comm_size(host, &ranks_on_host_);
+  MPI_Comm_free(&host);
   messages_ = duplicate("quorum-messages");
   data_ = duplicate("quorum-data");
   collectives_ = duplicate("quorum-collectives");

@@ -25,9 +25,11 @@ class MpiWorld {
   MPI_Comm control() const { return control_; }
   // Largest tag the library accepts (MPI_TAG_UB); Comm's tags need 2^24 - 1.
   int tag_ub() const { return tag_ub_; }
+  // Ranks of this job on this rank's host (shared memory), this one included.
+  int ranks_on_host() const { return ranks_on_host_; }
 
  private:
-  int rank_ = 0, size_ = 1, tag_ub_ = 32767;
+  int rank_ = 0, size_ = 1, tag_ub_ = 32767, ranks_on_host_ = 1;
   MPI_Comm messages_ = MPI_COMM_NULL, data_ = MPI_COMM_NULL, collectives_ = MPI_COMM_NULL, control_ = MPI_COMM_NULL;
 };
 

@@ -1,5 +1,7 @@
 #include "validation/mpi/ProgressEngine.hpp"
 
+#include <sys/prctl.h>
+
 #include <algorithm>
 #include <chrono>
 #include <climits>
@@ -15,6 +17,17 @@ namespace quorum::mpi {
 namespace {
 
 constexpr std::size_t kHeaderFixedBytes = offsetof(WireHeader, inline_bytes);
+
+// Spin: posts do not wake the progress thread (the posting agent usually waits next and drives MPI itself), and
+// agents that turn to something else kick it; it also looks on its own this often, so that nothing pending is ever
+// left without progress.
+constexpr std::chrono::milliseconds kSpinModeCheck{2};
+
+inline void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
 
 struct Block {
   void* address;
@@ -46,8 +59,9 @@ std::vector<OperationPtr>& leaked_sends() {
 
 }  // namespace
 
-ProgressEngine::ProgressEngine(MPI_Comm messages, MPI_Comm data, int tag_ub, double poll_interval_s)
-    : messages_(messages), data_(data), tag_ub_(tag_ub), poll_interval_s_(poll_interval_s) {
+ProgressEngine::ProgressEngine(MPI_Comm messages, MPI_Comm data, int tag_ub, double poll_interval_s,
+                               WaitMode wait_mode)
+    : messages_(messages), data_(data), tag_ub_(tag_ub), poll_interval_s_(poll_interval_s), wait_mode_(wait_mode) {
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -62,7 +76,9 @@ ProgressEngine::~ProgressEngine() {
 void ProgressEngine::add_locked(OperationPtr op) {
   active_.push_back(std::move(op));
   new_work_ = true;
-  work_.notify_one();
+  // Spin: the agent that posts usually waits next and drives MPI itself; waking the progress thread for every
+  // message would cost a thread switch per message. It is kicked when the agent turns to something else.
+  if (wait_mode_ == WaitMode::Sleep) work_.notify_one();
 }
 
 std::shared_ptr<std::vector<std::byte>> ProgressEngine::zeros_locked(std::size_t bytes) {
@@ -291,12 +307,31 @@ void ProgressEngine::finish_locked(Operation& op) {
   if (op.busy) --busy_;
 }
 
+void ProgressEngine::kick() {
+  std::lock_guard lock(mutex_);
+  if (active_.empty() || driven_) return;
+  kicked_ = true;
+  work_.notify_one();
+}
+
+bool ProgressEngine::data_in_flight_locked() const {
+  return std::any_of(active_.begin(), active_.end(), [](const OperationPtr& op) { return data_pending(*op); });
+}
+
 void ProgressEngine::loop() {
+  // Pauses of a few microseconds must last a few microseconds, not the default 50 us of timer slack.
+  prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
   std::unique_lock lock(mutex_);
   double pause = 0;
   while (!stopping_) {
-    if (active_.empty()) {
-      work_.wait(lock, [this] { return stopping_ || !active_.empty(); });
+    if (active_.empty() || driven_) {
+      // Nothing to do, or a waiting agent drives MPI itself (Spin): stand aside until it is done. Spin: posts do not
+      // wake this thread (see add_locked), so look again every poll_interval_s.
+      if (wait_mode_ == WaitMode::Spin)
+        work_.wait_for(lock, kSpinModeCheck, [this] { return stopping_ || kicked_; });
+      else
+        work_.wait(lock, [this] { return stopping_ || (!active_.empty() && !driven_); });
+      kicked_ = false;
       pause = 0;
       continue;
     }
@@ -309,7 +344,10 @@ void ProgressEngine::loop() {
       lock.lock();
       continue;
     }
-    if (busy_ > 0) {
+    // A collective whose members have all arrived, or a data message under way, advances only while MPI is polled,
+    // and no request completes before its last round or fragment: poll again at once. (A timed wait is no short
+    // pause: the kernel's timer slack makes even 1 us last about 50 us.)
+    if (busy_ > 0 || data_in_flight_locked()) {
       lock.unlock();
       std::this_thread::yield();
       lock.lock();
@@ -317,8 +355,34 @@ void ProgressEngine::loop() {
     }
     pause = pause == 0 ? 1e-6 : std::min(pause * 2, poll_interval_s_);
     new_work_ = false;
-    work_.wait_for(lock, std::chrono::duration<double>(pause), [this] { return stopping_ || new_work_; });
+    work_.wait_for(lock, std::chrono::duration<double>(pause),
+                   [this] { return stopping_ || new_work_ || driven_ || kicked_; });
+    kicked_ = false;
     if (new_work_) pause = 0;
+  }
+}
+
+template <typename Done>
+void ProgressEngine::block_until(std::unique_lock<std::mutex>& lock, Done done) {
+  while (!done()) {
+    if (wait_mode_ == WaitMode::Spin && !driven_ && !stopping_) {
+      // This agent drives MPI until its own operation is done, as MPI_Wait would; agents it completes are woken.
+      driven_ = true;
+      while (!done() && !stopping_) {
+        if (progress_locked()) completed_.notify_all();
+        // Open the lock for agents that post meanwhile; no yield: a core per rank is the premise of Spin.
+        lock.unlock();
+        relax();
+        lock.lock();
+      }
+      driven_ = false;
+      kicked_ = !active_.empty();
+      // Hand over: another waiting agent takes the driving, else the progress thread resumes polling.
+      work_.notify_one();
+      completed_.notify_all();
+      continue;
+    }
+    completed_.wait(lock);
   }
 }
 
@@ -334,7 +398,7 @@ bool ProgressEngine::test(const OperationPtr& op) {
 
 void ProgressEngine::wait(const OperationPtr& op) {
   std::unique_lock lock(mutex_);
-  completed_.wait(lock, [&] { return op->complete || !op->error.empty() || stopped_; });
+  block_until(lock, [&] { return op->complete || !op->error.empty() || stopped_; });
   throw_if_failed(*op);
   if (!op->complete) throw std::logic_error("wait on an operation after the rank's run ended");
 }
@@ -342,14 +406,15 @@ void ProgressEngine::wait(const OperationPtr& op) {
 std::size_t ProgressEngine::wait_any(std::span<const OperationPtr> ops) {
   if (ops.empty()) throw std::logic_error("wait_any on no requests");
   std::unique_lock lock(mutex_);
-  for (;;) {
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      throw_if_failed(*ops[i]);
-      if (ops[i]->complete) return i;
-    }
-    if (stopped_) throw std::logic_error("wait_any after the rank's run ended");
-    completed_.wait(lock);
+  block_until(lock, [&] {
+    return stopped_ || std::any_of(ops.begin(), ops.end(),
+                                   [](const OperationPtr& op) { return op->complete || !op->error.empty(); });
+  });
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    throw_if_failed(*ops[i]);
+    if (ops[i]->complete) return i;
   }
+  throw std::logic_error("wait_any after the rank's run ended");
 }
 
 void ProgressEngine::cancel(const OperationPtr& op) {

@@ -91,9 +91,21 @@ struct EngineStats {
 
 class ProgressEngine {
  public:
+  // How a rank waits (MpiSettings::progress, resolved):
+  //   Spin: an agent blocked in wait()/wait_any() drives MPI itself, polling without pause until its operation
+  //     completes, as a plain MPI_Wait does; one waiter of the rank drives at a time (the others sleep and are
+  //     woken by it), and the progress thread stands aside meanwhile. For machines with a core per rank: a
+  //     message costs what it costs in MPI, not a thread hand-off and a polling pause at each end.
+  //   Sleep: waiting agents sleep on a condition variable and only the progress thread polls, pausing between
+  //     polls; for ranks that share cores (spinning waiters would steal the CPU of the ranks that compute).
+  // Either way the progress thread keeps messages moving while every agent computes or sleeps.
+  enum class WaitMode { Spin, Sleep };
+
   // messages/data: the communicators of MpiWorld; tag_ub: MPI_TAG_UB; poll_interval_s: the longest pause between
-  // two polls while operations are pending (the pause doubles from 1 us up to it when nothing completes).
-  ProgressEngine(MPI_Comm messages, MPI_Comm data, int tag_ub, double poll_interval_s);
+  // two polls of the progress thread while operations are pending (the pause doubles from 1 us up to it when
+  // nothing completes; it stays at 1 us while a data message is in flight, whose fragments move only when MPI is
+  // polled although no request completes until the last one).
+  ProgressEngine(MPI_Comm messages, MPI_Comm data, int tag_ub, double poll_interval_s, WaitMode wait_mode);
   ~ProgressEngine();
   ProgressEngine(const ProgressEngine&) = delete;
   ProgressEngine& operator=(const ProgressEngine&) = delete;
@@ -107,6 +119,10 @@ class ProgressEngine {
   OperationPtr track(MPI_Request request, bool busy = false);
   // Completes once poll() returns true; poll is called from the progress thread.
   OperationPtr track(std::function<bool()> poll);
+
+  // The calling agent turns to something else (compute, a sleep) and leaves its pending operations to the
+  // progress thread: wake it now rather than at the end of its pause.
+  void kick();
 
   bool test(const OperationPtr& op);
   void wait(const OperationPtr& op);
@@ -127,12 +143,19 @@ class ProgressEngine {
   void finish_locked(Operation& op);
   void add_locked(OperationPtr op);
   void throw_if_failed(const Operation& op) const;
+  // Blocks until done() holds (under the lock), driving MPI itself in Spin mode when no other waiter does.
+  template <typename Done>
+  void block_until(std::unique_lock<std::mutex>& lock, Done done);
+  bool data_in_flight_locked() const;
   std::shared_ptr<std::vector<std::byte>> zeros_locked(std::size_t bytes);
   std::shared_ptr<std::byte[]> scratch_locked(std::size_t bytes);
 
   MPI_Comm messages_, data_;
   int tag_ub_;
   double poll_interval_s_;
+  WaitMode wait_mode_;
+  bool driven_ = false;
+  bool kicked_ = false;  // the progress thread is wanted at once (kick(), or a driving agent handed over)  // Spin: a waiting agent is driving MPI (the progress thread stands aside)
   mutable std::mutex mutex_;
   std::condition_variable completed_, work_;
   std::vector<OperationPtr> active_;

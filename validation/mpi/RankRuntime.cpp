@@ -14,6 +14,7 @@
 #include "validation/mpi/FatalSignals.hpp"
 #include "validation/mpi/MpiEnvironment.hpp"
 #include "validation/mpi/MpiError.hpp"
+#include "validation/mpi/WaitMode.hpp"
 
 namespace quorum::mpi {
 
@@ -21,8 +22,9 @@ RankRuntime::RankRuntime(MpiWorld& world, ComputeModel compute, MpiSettings sett
     : world_(world),
       compute_(std::move(compute)),
       settings_(std::move(settings)),
+      wait_mode_(resolve_wait_mode(settings_.progress, world.ranks_on_host(), usable_cores())),
       engine_(std::make_shared<ProgressEngine>(world.messages(), world.data(), world.tag_ub(),
-                                               settings_.poll_interval_s)) {
+                                               settings_.poll_interval_s, wait_mode_)) {
   report_current_step(-1);
 }
 
@@ -42,6 +44,7 @@ void RankRuntime::sleep_until(double t) const {
   // An absolute deadline on CLOCK_MONOTONIC, so an interrupted or late wake-up does not add up over steps.
   const double remaining = t - now();
   if (remaining <= 0) return;
+  engine_->kick();  // messages this agent posted keep moving while it sleeps
   timespec ts{};
   ::clock_gettime(CLOCK_MONOTONIC, &ts);
   const double whole = std::floor(remaining);
@@ -69,6 +72,7 @@ RankRuntime::WaitScope::~WaitScope() {
 }
 
 double RankRuntime::compute(std::int64_t step, const std::function<void()>& math) {
+  engine_->kick();  // messages this agent posted keep moving while it computes
   const double t0 = now();
   current_step_ = step;
   step_started_at_ = t0;

@@ -40,6 +40,8 @@ class RankRuntime {
   MpiWorld& world() { return world_; }
   const std::shared_ptr<ProgressEngine>& engine() const { return engine_; }
   const MpiSettings& settings() const { return settings_; }
+  // mpi.progress as resolved on this host.
+  ProgressEngine::WaitMode wait_mode() const { return wait_mode_; }
   NativeAllreduce* native() { return native_.get(); }
   void set_native(std::unique_ptr<NativeAllreduce> native) { native_ = std::move(native); }
 
@@ -90,6 +92,7 @@ class RankRuntime {
   MpiWorld& world_;
   ComputeModel compute_;
   MpiSettings settings_;
+  ProgressEngine::WaitMode wait_mode_;
   std::shared_ptr<ProgressEngine> engine_;
   std::unique_ptr<NativeAllreduce> native_;
   double start_wtime_ = 0;
