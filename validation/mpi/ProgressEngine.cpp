@@ -22,6 +22,10 @@ constexpr std::size_t kHeaderFixedBytes = offsetof(WireHeader, inline_bytes);
 // agents that turn to something else kick it; it also looks on its own this often, so that nothing pending is ever
 // left without progress.
 constexpr std::chrono::milliseconds kSpinModeCheck{2};
+// Spin: how long a waiting agent drives MPI before it sleeps (spin, then block, as MPI libraries wait): long enough
+// for a round trip of up to a few hundred KiB on shared memory or InfiniBand, short enough that a rank's other agents
+// are not starved of its core for longer.
+constexpr std::chrono::microseconds kSpinWindow{100};
 
 inline void relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -364,20 +368,24 @@ void ProgressEngine::loop() {
 
 template <typename Done>
 void ProgressEngine::block_until(std::unique_lock<std::mutex>& lock, Done done) {
+  bool may_drive = wait_mode_ == WaitMode::Spin;
   while (!done()) {
-    if (wait_mode_ == WaitMode::Spin && !driven_ && !stopping_) {
-      // This agent drives MPI until its own operation is done, as MPI_Wait would; agents it completes are woken.
+    if (may_drive && !driven_ && !stopping_) {
+      // This agent drives MPI, as MPI_Wait would, for at most kSpinWindow; agents it completes are woken. A longer
+      // wait (a straggler, a large transfer) goes to sleep: a rank's other agents need the core then.
+      may_drive = false;
       driven_ = true;
-      while (!done() && !stopping_) {
+      const auto until = std::chrono::steady_clock::now() + kSpinWindow;
+      while (!done() && !stopping_ && std::chrono::steady_clock::now() < until) {
         if (progress_locked()) completed_.notify_all();
-        // Open the lock for agents that post meanwhile; no yield: a core per rank is the premise of Spin.
+        // Open the lock for agents that post meanwhile.
         lock.unlock();
         relax();
         lock.lock();
       }
       driven_ = false;
+      // Hand over: another waiting agent may drive, else the progress thread resumes polling at once.
       kicked_ = !active_.empty();
-      // Hand over: another waiting agent takes the driving, else the progress thread resumes polling.
       work_.notify_one();
       completed_.notify_all();
       continue;

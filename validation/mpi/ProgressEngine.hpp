@@ -92,10 +92,10 @@ struct EngineStats {
 class ProgressEngine {
  public:
   // How a rank waits (MpiSettings::progress, resolved):
-  //   Spin: an agent blocked in wait()/wait_any() drives MPI itself, polling without pause until its operation
-  //     completes, as a plain MPI_Wait does; one waiter of the rank drives at a time (the others sleep and are
-  //     woken by it), and the progress thread stands aside meanwhile. For machines with a core per rank: a
-  //     message costs what it costs in MPI, not a thread hand-off and a polling pause at each end.
+  //   Spin: an agent blocked in wait()/wait_any() first drives MPI itself, polling without pause, as a plain
+  //     MPI_Wait does, for up to 100 us, then sleeps as in Sleep; one waiter of the rank drives at a time (the
+  //     others sleep and are woken by it), and the progress thread stands aside meanwhile. For machines with a
+  //     core per rank: a message costs what it costs in MPI, not a thread hand-off and a polling pause at each end.
   //   Sleep: waiting agents sleep on a condition variable and only the progress thread polls, pausing between
   //     polls; for ranks that share cores (spinning waiters would steal the CPU of the ranks that compute).
   // Either way the progress thread keeps messages moving while every agent computes or sleeps.
