@@ -12,6 +12,7 @@
 #include "tests/mpi/MpiHarness.hpp"
 #include "validation/mpi/MpiComm.hpp"
 #include "validation/mpi/ProgressEngine.hpp"
+#include "validation/mpi/WaitMode.hpp"
 
 namespace quorum {
 
@@ -336,6 +337,20 @@ TEST(Compute, RealModeChargesTheMathAndOnlyTheInjectedDelay) {
     EXPECT_GE(r.per_rank[rank].get<double>(), 0.01 * static_cast<double>(rank) - 1e-6);
     EXPECT_LT(r.per_rank[rank].get<double>(), 10.0);  // the 30 s profile time was not slept
   }
+}
+
+}  // namespace quorum
+
+namespace quorum {
+
+TEST(PointToPoint, WaitingAgentsSpinOnlyWithACorePerRank) {
+  using Mode = mpi::ProgressEngine::WaitMode;
+  EXPECT_EQ(mpi::resolve_wait_mode("auto", 16, 16), Mode::Spin);
+  EXPECT_EQ(mpi::resolve_wait_mode("auto", 8, 2), Mode::Sleep);
+  EXPECT_EQ(mpi::resolve_wait_mode("spin", 8, 2), Mode::Spin);
+  EXPECT_EQ(mpi::resolve_wait_mode("sleep", 1, 64), Mode::Sleep);
+  EXPECT_THROW(mpi::resolve_wait_mode("busy", 1, 1), std::invalid_argument);
+  EXPECT_GE(mpi::usable_cores(), 1);
 }
 
 }  // namespace quorum

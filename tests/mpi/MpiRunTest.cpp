@@ -3,6 +3,9 @@
 // calibration's fit and a quick calibration.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <set>
+
 #include "tests/mpi/MpiHarness.hpp"
 #include "validation/calibrate/Calibration.hpp"
 #include "validation/mpi/MpiRun.hpp"
@@ -105,8 +108,23 @@ TEST(Calibration, AlphaBetaFitRecoversLatencyAndBandwidth) {
   EXPECT_NEAR(fit.latency_s, 20e-6, 1e-9);
 }
 
+TEST(Calibration, AlphaBetaFitRecoversLatencyAndBandwidthFromNoisyTimings) {
+  // Timings as a busy machine gives them: +-3% around 5 us + bytes / 12 GB/s, two repetitions per size.
+  std::vector<std::pair<double, double>> points;
+  const double noise[] = {1.03, 0.97, 0.99, 1.02, 1.01, 0.98, 1.00, 1.03, 0.97, 1.01, 0.99, 1.02};
+  int k = 0;
+  for (double bytes : {65536.0, 262144.0, 1048576.0, 4194304.0, 16777216.0, 67108864.0})
+    for (int rep = 0; rep < 2; ++rep) points.emplace_back(bytes, (5e-6 + bytes / 12e9) * noise[k++]);
+  const auto fit = calibration::fit_alpha_beta(points);
+  EXPECT_NEAR(fit.bandwidth_Bps, 12e9, 12e9 * 0.03);
+  // The intercept is the small difference of large numbers: only its order of magnitude survives 3% noise.
+  EXPECT_LT(std::abs(fit.latency_s), 200e-6);
+}
+
 TEST(Calibration, QuickCalibrationMeasuresEveryFigure) {
   calibration::CalibrationOptions o;
+  o.native_sizes = {4096, 65536};
+  o.reduce_bytes = 1 << 20;
   o.sizes = {65536, 1 << 20};
   o.latency_round_trips = 20;
   o.seconds_per_size = 0.01;
@@ -125,6 +143,22 @@ TEST(Calibration, QuickCalibrationMeasuresEveryFigure) {
   EXPECT_GT(j["proxy_step_s"].get<double>(), 0);
   EXPECT_EQ(j["ranks"], testing::mpi_size());
   EXPECT_EQ(j["pairs"].size(), 1u);  // one host: the same-host pair only
+  // Plain MPI beside Comm, size by size.
+  const auto& pair = j["pairs"][0];
+  EXPECT_GT(pair["raw_mpi"]["latency_s"].get<double>(), 0);
+  EXPECT_GT(pair["raw_mpi"]["bandwidth_Bps"].get<double>(), 0);
+  ASSERT_EQ(pair["sizes"].size(), 2u);
+  for (const auto& size : pair["sizes"]) EXPECT_GT(size["raw_mpi_one_way_s"].get<double>(), 0);
+  for (const auto& exchange : j["concurrent_exchange"]) EXPECT_GT(exchange["raw_mpi_seconds"].get<double>(), 0);
+  EXPECT_GT(j["reduce_Bps"].get<double>(), 0);
+  // The native allreduce by group size (2, 4, ..., and the world) and message size.
+  std::set<int> group_sizes;
+  for (const auto& row : j["native_allreduce"]) {
+    group_sizes.insert(row["ranks"].get<int>());
+    EXPECT_GT(row["seconds"].get<double>(), 0);
+  }
+  EXPECT_TRUE(group_sizes.count(testing::mpi_size()));
+  EXPECT_EQ(j["native_allreduce"].size(), group_sizes.size() * 2);
 }
 
 }  // namespace quorum
