@@ -44,6 +44,22 @@ GroupCommunicators::WaitRequests wait_through(MpiComm& comm) {
   };
 }
 
+float iallreduce_sum(MpiComm& comm, GroupCommunicator& entry, std::vector<float>& data, double logical_bytes,
+                     bool pad_to_logical) {
+  const std::size_t count = prepare_group_buffer(entry, data, logical_bytes, pad_to_logical);
+  auto& engine = *comm.runtime().engine();
+  // Wait for every member first (stragglers: the progress thread pauses between polls), then reduce with the
+  // progress thread polling continuously, since the reduction's rounds advance only while MPI is polled.
+  MPI_Request arrival = MPI_REQUEST_NULL, request = MPI_REQUEST_NULL;
+  check(MPI_Ibarrier(entry.comm, &arrival), "MPI_Ibarrier");
+  comm.wait(comm.adopt(engine.track(arrival)));
+  check(MPI_Iallreduce(MPI_IN_PLACE, entry.buffer.data(), static_cast<int>(count), MPI_FLOAT, MPI_SUM, entry.comm,
+                       &request),
+        "MPI_Iallreduce");
+  comm.wait(comm.adopt(engine.track(request, true)));
+  return finish_group_buffer(entry, data, count);
+}
+
 MpiAllreduce::MpiAllreduce(MPI_Comm parent, bool pad_to_logical, std::size_t cache_capacity)
     : groups_(parent, cache_capacity), pad_to_logical_(pad_to_logical) {}
 
@@ -54,18 +70,7 @@ void MpiAllreduce::allreduce_sum(MpiComm& comm, std::vector<float>& data, const 
   float votes = 0;
   {
     std::lock_guard busy(entry->busy);
-    const std::size_t count = prepare_group_buffer(*entry, data, logical_bytes, pad_to_logical_);
-    auto& engine = *comm.runtime().engine();
-    // Wait for every member first (stragglers: the progress thread pauses between polls), then reduce with the
-    // progress thread polling continuously, since the reduction's rounds advance only while MPI is polled.
-    MPI_Request arrival = MPI_REQUEST_NULL, request = MPI_REQUEST_NULL;
-    check(MPI_Ibarrier(entry->comm, &arrival), "MPI_Ibarrier");
-    comm.wait(comm.adopt(engine.track(arrival)));
-    check(MPI_Iallreduce(MPI_IN_PLACE, entry->buffer.data(), static_cast<int>(count), MPI_FLOAT, MPI_SUM, entry->comm,
-                         &request),
-          "MPI_Iallreduce");
-    comm.wait(comm.adopt(engine.track(request, true)));
-    votes = finish_group_buffer(*entry, data, count);
+    votes = iallreduce_sum(comm, *entry, data, logical_bytes, pad_to_logical_);
   }
   groups_.release(entry, votes);
 }

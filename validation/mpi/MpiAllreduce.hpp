@@ -18,6 +18,10 @@ std::size_t prepare_group_buffer(GroupCommunicator& entry, const std::vector<flo
 float finish_group_buffer(GroupCommunicator& entry, std::vector<float>& data, std::size_t count);
 // Waits for MPI requests through the agent's Comm (the time counts as its wait).
 GroupCommunicators::WaitRequests wait_through(MpiComm& comm);
+// The sum over entry's members of data, in place, with MPI_Iallreduce on entry's communicator (the caller holds
+// entry.busy). Returns the summed eviction flag, for GroupCommunicators::release.
+float iallreduce_sum(MpiComm& comm, GroupCommunicator& entry, std::vector<float>& data, double logical_bytes,
+                     bool pad_to_logical);
 
 class MpiAllreduce final : public NativeAllreduce {
  public:
