@@ -3,10 +3,13 @@
 
 #include <cuda_runtime.h>
 
+#include <array>
 #include <atomic>
 #include <stdexcept>
 
 #include "validation/gpu/CudaCheck.hpp"
+#include "validation/mpi/MpiEnvironment.hpp"
+#include "validation/mpi/MpiError.hpp"
 
 namespace quorum::gpu {
 
@@ -49,5 +52,28 @@ int select_device(MPI_Comm comm) {
 }
 
 int current_device() { return g_device.load(); }
+
+std::vector<DeviceIdentity> gather_device_identities(MPI_Comm comm) {
+  // Fixed-size records, so one MPI_Allgather carries them; both strings are NUL-terminated within their field.
+  struct Record {
+    std::array<char, MPI_MAX_PROCESSOR_NAME + 1> host{};
+    std::array<char, 64> pci_bus_id{};
+  };
+  Record mine;
+  const std::string host = mpi::MpiEnvironment::processor_name();
+  host.copy(mine.host.data(), mine.host.size() - 1);
+  cuda_check(cudaDeviceGetPCIBusId(mine.pci_bus_id.data(), static_cast<int>(mine.pci_bus_id.size() - 1),
+                                   current_device()),
+             "cudaDeviceGetPCIBusId");
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  std::vector<Record> all(static_cast<std::size_t>(size));
+  const int bytes = static_cast<int>(sizeof(Record));
+  mpi::check(MPI_Allgather(&mine, bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, comm),
+             "MPI_Allgather (device identities)");
+  std::vector<DeviceIdentity> identities;
+  for (const Record& r : all) identities.push_back({r.host.data(), r.pci_bus_id.data()});
+  return identities;
+}
 
 }  // namespace quorum::gpu

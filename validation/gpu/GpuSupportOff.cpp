@@ -19,6 +19,8 @@ int select_device(MPI_Comm) { throw std::runtime_error(kWhy); }
 
 int current_device() { return 0; }
 
+std::vector<DeviceIdentity> gather_device_identities(MPI_Comm) { throw std::runtime_error(kWhy); }
+
 std::shared_ptr<const Model> make_gpu_model(const MathSetup&) {
   throw std::runtime_error(kWhy);
 }

@@ -11,11 +11,18 @@
 //
 // The waiting is done through the calling agent's Comm (a progress-engine operation that polls a CUDA event), so it
 // counts as the agent's wait time, as in simulation.
+//
+// NCCL also refuses a communicator with two ranks on one device (ncclCommInitRank: "invalid usage"), which is what
+// several ranks on a one-GPU machine ask for. Every rank's device (host, PCI bus id) is gathered once over the parent,
+// so every member of a group reaches the same verdict without talking; a group with two members on one device reduces
+// with MPI_Iallreduce on its cached MPI communicator instead (the math stays on the GPU), and NCCL is never asked.
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <numeric>
 #include <stdexcept>
 
 #include "validation/gpu/CudaCheck.hpp"
@@ -75,10 +82,31 @@ struct NcclGroup {
   }
 };
 
+// How a group's allreduces run, decided on the group's first use: over NCCL (its communicator created then), or over
+// MPI when two members share a device.
+struct GroupRoute {
+  bool over_mpi = false;
+  std::unique_ptr<NcclGroup> nccl;
+};
+
 class NcclAllreduce final : public mpi::NativeAllreduce {
  public:
   NcclAllreduce(MPI_Comm parent, bool pad_to_logical, std::size_t capacity)
-      : groups_(parent, capacity), pad_to_logical_(pad_to_logical) {}
+      : groups_(parent, capacity), pad_to_logical_(pad_to_logical), devices_(gather_device_identities(parent)) {
+    std::vector<int> ranks(devices_.size());
+    std::iota(ranks.begin(), ranks.end(), 0);
+    const auto sharing = members_sharing_a_device(devices_);
+    if (sharing.empty()) return;
+    fallback_ = describe_shared_devices(devices_, sharing, ranks) +
+                ": NCCL takes one rank per device, so native allreduces of groups with two ranks on one device go "
+                "over MPI (MPI_Iallreduce); the math stays on the GPU";
+    int rank = 0;
+    MPI_Comm_rank(parent, &rank);
+    if (rank == 0) {
+      std::fprintf(stderr, "quorum: mpi.device = gpu: %s\n", fallback_.c_str());
+      std::fflush(stderr);
+    }
+  }
 
   void allreduce_sum(mpi::MpiComm& comm, std::vector<float>& data, const Group& group, double logical_bytes,
                      Channel channel) override {
@@ -87,37 +115,19 @@ class NcclAllreduce final : public mpi::NativeAllreduce {
     float votes = 0;
     {
       std::lock_guard busy(entry->busy);
-      std::lock_guard one_at_a_time(device_mutex_);
       if (!entry->extension) {
-        entry->extension = std::make_shared<NcclGroup>(entry->comm, entry->rank_in_group, current_device());
-        ++created_;
+        auto route = std::make_shared<GroupRoute>();
+        route->over_mpi = shares_a_device(group);
+        entry->extension = route;
       }
-      auto& nccl = *std::static_pointer_cast<NcclGroup>(entry->extension);
-      const std::size_t count = mpi::prepare_group_buffer(*entry, data, logical_bytes, pad_to_logical_);
-      nccl.reserve(count);
-      cuda_check(cudaSetDevice(nccl.device), "cudaSetDevice");
-      std::memcpy(nccl.host_buffer, entry->buffer.data(), count * sizeof(float));
-      cuda_check(cudaMemcpyAsync(nccl.device_buffer, nccl.host_buffer, count * sizeof(float), cudaMemcpyHostToDevice,
-                                 nccl.stream),
-                 "cudaMemcpyAsync (to the device)");
-      nccl_check(ncclAllReduce(nccl.device_buffer, nccl.device_buffer, count, ncclFloat, ncclSum, nccl.comm,
-                               nccl.stream),
-                 "ncclAllReduce");
-      cuda_check(cudaMemcpyAsync(nccl.host_buffer, nccl.device_buffer, count * sizeof(float), cudaMemcpyDeviceToHost,
-                                 nccl.stream),
-                 "cudaMemcpyAsync (to the host)");
-      cuda_check(cudaEventRecord(nccl.done, nccl.stream), "cudaEventRecord");
-      const int device = nccl.device;
-      cudaEvent_t done = nccl.done;
-      comm.wait(comm.adopt(comm.runtime().engine()->track([device, done] {
-        cudaSetDevice(device);
-        const cudaError_t e = cudaEventQuery(done);
-        if (e == cudaErrorNotReady) return false;
-        cuda_check(e, "the NCCL allreduce");
-        return true;
-      })));
-      std::memcpy(entry->buffer.data(), nccl.host_buffer, count * sizeof(float));
-      votes = mpi::finish_group_buffer(*entry, data, count);
+      auto& route = *std::static_pointer_cast<GroupRoute>(entry->extension);
+      if (route.over_mpi) {
+        // No device work here, so the device's one-operation-at-a-time lock is not taken.
+        votes = mpi::iallreduce_sum(comm, *entry, data, logical_bytes, pad_to_logical_);
+        ++over_mpi_;
+      } else {
+        votes = reduce_over_nccl(comm, *entry, route, data, logical_bytes);
+      }
     }
     groups_.release(entry, votes);
   }
@@ -125,6 +135,8 @@ class NcclAllreduce final : public mpi::NativeAllreduce {
   nlohmann::json stats() const override {
     return {{"kind", "NCCL"},
             {"nccl_communicators_created", created_.load()},
+            {"nccl_fallback", fallback_.empty() ? nlohmann::json(nullptr) : nlohmann::json(fallback_)},
+            {"allreduces_over_mpi", over_mpi_.load()},
             {"communicators_created", groups_.created()},
             {"communicators_evicted", groups_.evicted()},
             {"communicators_temporary", groups_.temporary()},
@@ -132,10 +144,55 @@ class NcclAllreduce final : public mpi::NativeAllreduce {
   }
 
  private:
+  // True when two members of group sit on one device (the same on every member: devices_ is the same everywhere).
+  bool shares_a_device(const Group& group) const {
+    std::vector<DeviceIdentity> members;
+    for (int m : group.members) members.push_back(devices_.at(static_cast<std::size_t>(m)));
+    return !members_sharing_a_device(members).empty();
+  }
+
+  // The sum over entry's members on the device: host buffer to device, ncclAllReduce, back; returns the summed
+  // eviction flag.
+  float reduce_over_nccl(mpi::MpiComm& comm, mpi::GroupCommunicator& entry, GroupRoute& route,
+                         std::vector<float>& data, double logical_bytes) {
+    std::lock_guard one_at_a_time(device_mutex_);
+    if (!route.nccl) {
+      route.nccl = std::make_unique<NcclGroup>(entry.comm, entry.rank_in_group, current_device());
+      ++created_;
+    }
+    auto& nccl = *route.nccl;
+    const std::size_t count = mpi::prepare_group_buffer(entry, data, logical_bytes, pad_to_logical_);
+    nccl.reserve(count);
+    cuda_check(cudaSetDevice(nccl.device), "cudaSetDevice");
+    std::memcpy(nccl.host_buffer, entry.buffer.data(), count * sizeof(float));
+    cuda_check(cudaMemcpyAsync(nccl.device_buffer, nccl.host_buffer, count * sizeof(float), cudaMemcpyHostToDevice,
+                               nccl.stream),
+               "cudaMemcpyAsync (to the device)");
+    nccl_check(ncclAllReduce(nccl.device_buffer, nccl.device_buffer, count, ncclFloat, ncclSum, nccl.comm, nccl.stream),
+               "ncclAllReduce");
+    cuda_check(cudaMemcpyAsync(nccl.host_buffer, nccl.device_buffer, count * sizeof(float), cudaMemcpyDeviceToHost,
+                               nccl.stream),
+               "cudaMemcpyAsync (to the host)");
+    cuda_check(cudaEventRecord(nccl.done, nccl.stream), "cudaEventRecord");
+    const int device = nccl.device;
+    cudaEvent_t done = nccl.done;
+    comm.wait(comm.adopt(comm.runtime().engine()->track([device, done] {
+      cudaSetDevice(device);
+      const cudaError_t e = cudaEventQuery(done);
+      if (e == cudaErrorNotReady) return false;
+      cuda_check(e, "the NCCL allreduce");
+      return true;
+    })));
+    std::memcpy(entry.buffer.data(), nccl.host_buffer, count * sizeof(float));
+    return mpi::finish_group_buffer(entry, data, count);
+  }
+
   mpi::GroupCommunicators groups_;
   bool pad_to_logical_;
+  std::vector<DeviceIdentity> devices_;  // by rank in the parent
+  std::string fallback_;                 // why some groups go over MPI; empty when every rank has its own device
   std::mutex device_mutex_;
-  std::atomic<std::int64_t> created_{0};
+  std::atomic<std::int64_t> created_{0}, over_mpi_{0};
 };
 
 }  // namespace
