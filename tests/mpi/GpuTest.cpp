@@ -1,8 +1,10 @@
-// The GPU path (mpi.device = gpu): proxy math on the device against the CPU models, NCCL allreduce sums, and a run
-// on the GPU against the same run on the CPU. Every test skips, with the reason, when any rank has no usable CUDA
-// device (or the build has no CUDA): it must never crash on a machine without a GPU.
+// The GPU path (mpi.device = gpu): proxy math on the device against the CPU models, NCCL allreduce sums (over MPI
+// for groups whose ranks share a device), and a run on the GPU against the same run on the CPU. Every test that needs
+// a device skips, with the reason, when any rank has no usable CUDA device (or the build has no CUDA): it must never
+// crash on a machine without a GPU. They hold at any rank count, 1 included.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "algorithms/collectives/SyncAllreduce.hpp"
@@ -36,7 +38,42 @@ MathConfig small(const std::string& model) {
   return c;
 }
 
+// The world and two sub-groups ({0, p-1} and {p-1, 1, 0}), made of ranks that exist, without repeated members, and
+// each once: one rank has the world alone, two ranks the world and its reverse.
+std::vector<Group> world_and_subgroups(int p) {
+  const std::vector<std::vector<int>> wanted = {Group::world(p).members, {0, p - 1}, {p - 1, 1, 0}};
+  std::vector<Group> groups;
+  for (const auto& members : wanted) {
+    Group g;
+    for (int m : members)
+      if (m >= 0 && m < p && !g.contains(m)) g.members.push_back(m);
+    const bool seen =
+        std::any_of(groups.begin(), groups.end(), [&g](const Group& h) { return h.members == g.members; });
+    if (!g.members.empty() && !seen) groups.push_back(g);
+  }
+  return groups;
+}
+
 }  // namespace
+
+TEST(Gpu, TestGroupsHoldAtEveryRankCount) {
+  EXPECT_EQ(world_and_subgroups(1).size(), 1u);
+  EXPECT_EQ(world_and_subgroups(2).size(), 2u);
+  for (int p = 1; p <= 6; ++p) {
+    const auto groups = world_and_subgroups(p);
+    EXPECT_EQ(groups.front().members, Group::world(p).members);
+    if (p >= 3) {
+      EXPECT_EQ(groups.size(), 3u);
+    }
+    for (const Group& g : groups) {
+      std::vector<int> sorted = g.members;
+      std::sort(sorted.begin(), sorted.end());
+      EXPECT_TRUE(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end()) << "p = " << p;
+      EXPECT_GE(sorted.front(), 0);
+      EXPECT_LT(sorted.back(), p);
+    }
+  }
+}
 
 TEST(Gpu, ProbeReportsWithoutCrashing) {
   const gpu::GpuProbe probe = gpu::probe();
@@ -78,6 +115,9 @@ TEST(Gpu, ModelGradientsMatchTheCpu) {
 TEST(Gpu, NcclAllreduceSumsExactlyOnWorldAndGroups) {
   QUORUM_REQUIRE_GPU();
   gpu::select_device(MPI_COMM_WORLD);
+  // Where ranks share a device (several ranks on one GPU), their groups must have gone over MPI, and said why.
+  const std::vector<gpu::DeviceIdentity> devices = gpu::gather_device_identities(MPI_COMM_WORLD);
+  constexpr int kRounds = 3;
   testing::MpiHarnessOptions o;
   o.settings.native_allreduce = false;  // the harness's MPI allreduce is replaced by NCCL below
   const auto r = testing::run_on_ranks(
@@ -85,10 +125,8 @@ TEST(Gpu, NcclAllreduceSumsExactlyOnWorldAndGroups) {
         auto& rt = dynamic_cast<mpi::MpiComm&>(comm).runtime();
         rt.set_native(gpu::make_nccl_allreduce(rt.world().collectives(), true, 2));
         nlohmann::json ok = nlohmann::json::array();
-        const int p = comm.size();
-        std::vector<Group> groups = {Group::world(p), Group{{0, p - 1}}, Group{{p - 1, 1, 0}}};
-        for (int round = 0; round < 3; ++round)
-          for (const Group& g : groups) {
+        for (int round = 0; round < kRounds; ++round)
+          for (const Group& g : world_and_subgroups(comm.size())) {
             if (!g.contains(comm.rank())) continue;
             std::vector<float> v(1000, static_cast<float>(comm.rank() + round));
             allreduce_sum(comm, g, v, 1e6, AllreduceOptions{});
@@ -96,13 +134,31 @@ TEST(Gpu, NcclAllreduceSumsExactlyOnWorldAndGroups) {
             for (int m : g.members) want += static_cast<float>(m + round);
             ok.push_back(v[0] == want && v[999] == want);
           }
+        nlohmann::json stats = rt.native()->stats();
         rt.set_native(nullptr);
-        return ok;
+        return nlohmann::json{{"ok", ok}, {"stats", stats}};
       },
       o);
   ASSERT_TRUE(r.ok) << r.error;
-  for (const auto& rank : r.per_rank)
-    for (const auto& ok : rank) EXPECT_TRUE(ok.get<bool>());
+  const int p = testing::mpi_size();
+  const bool any_shared = !gpu::members_sharing_a_device(devices).empty();
+  for (int rank = 0; rank < p; ++rank) {
+    SCOPED_TRACE("rank " + std::to_string(rank));
+    int allreduces = 0, over_mpi = 0;
+    for (const Group& g : world_and_subgroups(p)) {
+      if (!g.contains(rank)) continue;
+      allreduces += kRounds;
+      std::vector<gpu::DeviceIdentity> members;
+      for (int m : g.members) members.push_back(devices[static_cast<std::size_t>(m)]);
+      if (!gpu::members_sharing_a_device(members).empty()) over_mpi += kRounds;
+    }
+    const auto& result = r.per_rank[static_cast<std::size_t>(rank)];
+    EXPECT_EQ(static_cast<int>(result["ok"].size()), allreduces);
+    for (const auto& ok : result["ok"]) EXPECT_TRUE(ok.get<bool>());
+    const auto& stats = result["stats"];
+    EXPECT_EQ(stats["nccl_fallback"].is_string(), any_shared) << stats.dump();
+    EXPECT_EQ(stats["allreduces_over_mpi"].get<int>(), over_mpi) << stats.dump();
+  }
 }
 
 TEST(Gpu, AllreduceSgdOnTheGpuMatchesTheCpuRun) {
@@ -119,7 +175,13 @@ TEST(Gpu, AllreduceSgdOnTheGpuMatchesTheCpuRun) {
   const auto cpu = mpi::run_scenario_mpi(parse_scenario(json, ""), "");
   json["mpi"] = {{"device", "gpu"}};
   const auto gpu_run = mpi::run_scenario_mpi(parse_scenario(json, ""), "");
+  const bool any_shared = !gpu::members_sharing_a_device(gpu::gather_device_identities(MPI_COMM_WORLD)).empty();
   if (testing::mpi_rank() != 0) return;
+  // The summary says whether the world's allreduces left NCCL for MPI because ranks share a device, and why.
+  const auto& native = gpu_run.summary["mpi"]["native_allreduce"];
+  EXPECT_EQ(native["nccl_fallback"].is_string(), any_shared) << native.dump();
+  EXPECT_EQ(native["allreduces_over_mpi"].get<int>() > 0, any_shared) << native.dump();
+  EXPECT_EQ(native["nccl_communicators_created"].get<int>() > 0, !any_shared) << native.dump();
   for (std::size_t r = 0; r < cpu.final_params.size(); ++r)
     for (std::size_t i = 0; i < cpu.final_params[r].size(); ++i)
       EXPECT_NEAR(gpu_run.final_params[r][i], cpu.final_params[r][i],
