@@ -37,12 +37,6 @@ using calibration::median;
 
 constexpr std::size_t kProxyFloats = 1024;
 
-void barrier(mpi::RankRuntime& rt) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  MPI_Ibarrier(rt.world().control(), &r);
-  rt.engine()->wait(rt.engine()->track(r));
-}
-
 double slowest(mpi::RankRuntime& rt, double seconds) {
   double out = 0;
   MPI_Allreduce(&seconds, &out, 1, MPI_DOUBLE, MPI_MAX, rt.world().control());
@@ -56,7 +50,7 @@ template <typename Op>
 double time_collective(mpi::RankRuntime& rt, int reps, Op op) {
   std::vector<double> times;
   for (int i = 0; i < reps + 2; ++i) {
-    barrier(rt);
+    rt.quiet_barrier("MPI_Ibarrier (benchmark)");
     const double t0 = rt.now();
     op();
     const double t = slowest(rt, rt.now() - t0);
@@ -75,16 +69,10 @@ double partial(mpi::MpiComm& comm, mpi::RankRuntime& rt, double bytes, Activatio
   c.initial_buffer.assign(kProxyFloats, 0.0f);
   if (group_size > 0) c.grouping.emplace(comm.size(), group_size);
   PartialAllreduce collective(comm, c);
-  std::vector<double> times;
-  for (int i = 0; i < reps + 2; ++i) {
-    barrier(rt);
-    const double t0 = rt.now();
-    collective.call(std::vector<float>(kProxyFloats, 1.0f));
-    const double t = slowest(rt, rt.now() - t0);
-    if (i >= 2) times.push_back(t);
-  }
+  // time_collective makes reps + 2 calls: exactly the versions configured.
+  const double t = time_collective(rt, reps, [&] { collective.call(std::vector<float>(kProxyFloats, 1.0f)); });
   collective.finish();
-  return median(times);
+  return t;
 }
 
 }  // namespace
@@ -92,9 +80,19 @@ double partial(mpi::MpiComm& comm, mpi::RankRuntime& rt, double bytes, Activatio
 int main(int argc, char** argv) {
   double max_bytes = 64 << 20;
   std::string progress = "auto";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--max-bytes") == 0) max_bytes = std::atof(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--progress") == 0) progress = argv[i + 1];
+  for (int i = 1; i < argc; i += 2) {
+    const bool has_value = i + 1 < argc;
+    if (has_value && std::strcmp(argv[i], "--max-bytes") == 0 && std::atof(argv[i + 1]) > 0) {
+      max_bytes = std::atof(argv[i + 1]);
+    } else if (has_value && std::strcmp(argv[i], "--progress") == 0 &&
+               (std::strcmp(argv[i + 1], "auto") == 0 || std::strcmp(argv[i + 1], "spin") == 0 ||
+                std::strcmp(argv[i + 1], "sleep") == 0)) {
+      progress = argv[i + 1];
+    } else {
+      std::fprintf(stderr, "usage: quorum_mpi_bench [--max-bytes BYTES > 0] [--progress auto|spin|sleep] (got '%s')\n",
+                   argv[i]);
+      return 2;
+    }
   }
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -128,7 +126,7 @@ int main(int argc, char** argv) {
         c = calibration::comm_ping_pong(comm, 0, 1, bytes, reps);
         r = calibration::raw_ping_pong(raw, 0, 1, bytes, reps);
       }
-      barrier(rt);
+      rt.quiet_barrier("MPI_Ibarrier (benchmark)");
       if (bytes >= 65536) {
         comm_points.emplace_back(bytes, c);
         raw_points.emplace_back(bytes, r);
@@ -171,7 +169,7 @@ int main(int argc, char** argv) {
         std::printf("\n");
       }
     }
-    barrier(rt);
+    rt.quiet_barrier("MPI_Ibarrier (benchmark)");
   }
   MPI_Finalize();
   return 0;

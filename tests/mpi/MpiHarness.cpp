@@ -79,9 +79,7 @@ MpiHarnessResult run_on_ranks(const std::function<nlohmann::json(Comm&)>& progra
   if (runtime.live_agents() > 0 && error.empty())
     error = std::to_string(runtime.live_agents()) + " agents still running after the program returned";
   const double end = runtime.now();
-  MPI_Request barrier = MPI_REQUEST_NULL;
-  MPI_Ibarrier(world.control(), &barrier);
-  runtime.engine()->wait(runtime.engine()->track(barrier));
+  runtime.quiet_barrier("MPI_Ibarrier (end of the test program)");
   const nlohmann::json native = runtime.native() ? runtime.native()->stats() : nlohmann::json();
   runtime.shutdown();
   watchdog.stop();

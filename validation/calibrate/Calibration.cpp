@@ -30,13 +30,6 @@ using mpi::RankRuntime;
 
 const Tag kPingTag = tags::make(Channel::Benchmark, 1);
 
-// Waits for every rank without spinning (idle ranks must not steal the CPU from the ones measuring).
-void quiet_barrier(RankRuntime& rt) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  mpi::check(MPI_Ibarrier(rt.world().control(), &r), "MPI_Ibarrier");
-  rt.engine()->wait(rt.engine()->track(r));
-}
-
 // One pair, through Comm and through plain MPI, size by size in the same job (alternating, so that both see the
 // same machine state).
 nlohmann::json measure_pair(MpiComm& comm, MPI_Comm raw, int a, int b, bool same_host, const CalibrationOptions& o) {
@@ -193,7 +186,7 @@ nlohmann::json calibrate(const CalibrationOptions& o) {
   for (const auto& [a, b, same] : pairs) {
     const nlohmann::json p = to_rank0(world.control(), rank, a, measure_pair(comm, raw, a, b, same, o));
     if (rank == 0) pair_results.push_back(p);
-    quiet_barrier(rt);
+    rt.quiet_barrier("MPI_Ibarrier (calibration)");
   }
 
   // Every rank at once: each sends to its right neighbour and receives from its left, which is what a ring
@@ -204,9 +197,9 @@ nlohmann::json calibrate(const CalibrationOptions& o) {
   for (double bytes : {1048576.0, 4194304.0}) {
     std::vector<double> times, raw_times;
     for (int i = 0; i < 8; ++i) {
-      quiet_barrier(rt);
+      rt.quiet_barrier("MPI_Ibarrier (calibration)");
       const double t = comm_ring_exchange(comm, bytes);
-      quiet_barrier(rt);
+      rt.quiet_barrier("MPI_Ibarrier (calibration)");
       const double raw_t = raw_ring_exchange(raw, bytes);
       if (i >= 2) {
         times.push_back(t);
@@ -229,7 +222,7 @@ nlohmann::json calibrate(const CalibrationOptions& o) {
   {
     std::vector<float> y(static_cast<std::size_t>(o.reduce_bytes / sizeof(float)), 1.0f), x(y.size(), 0.5f);
     std::vector<double> times;
-    quiet_barrier(rt);
+    rt.quiet_barrier("MPI_Ibarrier (calibration)");
     for (int i = 0; i < 12; ++i) {
       const double t0 = rt.now();
       vec::add(y, x);
@@ -255,7 +248,7 @@ nlohmann::json calibrate(const CalibrationOptions& o) {
       std::vector<double> times;
       const int reps = bytes >= (4 << 20) ? 6 : 12;
       for (int i = 0; i < reps; ++i) {
-        quiet_barrier(rt);
+        rt.quiet_barrier("MPI_Ibarrier (calibration)");
         if (rank >= members) continue;
         const double t0 = rt.now();
         rt.native()->allreduce_sum(comm, data, group, bytes, Channel::Benchmark);
@@ -283,14 +276,14 @@ nlohmann::json calibrate(const CalibrationOptions& o) {
   std::shared_ptr<const MathSetup> math =
       o.proxy && o.proxy->enabled() ? make_math_setup(*o.proxy, o.seed) : default_proxy(o.seed);
   Trainer trainer(math, rank, world.size());
-  quiet_barrier(rt);
+  rt.quiet_barrier("MPI_Ibarrier (calibration)");
   const double concurrent = proxy_step_time(trainer, o.proxy_steps, rt);
   std::vector<double> all(static_cast<std::size_t>(world.size()));
   MPI_Gather(&concurrent, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, world.control());
-  quiet_barrier(rt);
+  rt.quiet_barrier("MPI_Ibarrier (calibration)");
   double solo = 0;
   if (rank == 0) solo = proxy_step_time(trainer, o.proxy_steps, rt);
-  quiet_barrier(rt);
+  rt.quiet_barrier("MPI_Ibarrier (calibration)");
 
   nlohmann::json out;
   if (rank == 0) {

@@ -196,11 +196,7 @@ MpiRunOutput run_scenario_mpi(const Scenario& scenario, const std::string& out_d
                          " progress agents were still running after the rank's program returned: the algorithm does "
                          "not shut its agents down");
   // Nobody withdraws its pending receives before every rank is done sending.
-  {
-    MPI_Request barrier = MPI_REQUEST_NULL;
-    check(MPI_Ibarrier(world.control(), &barrier), "MPI_Ibarrier (end of the run)");
-    runtime.engine()->wait(runtime.engine()->track(barrier));
-  }
+  runtime.quiet_barrier("MPI_Ibarrier (end of the run)");
   const nlohmann::json native_stats = runtime.native() ? runtime.native()->stats() : nlohmann::json(nullptr);
   const EngineStats engine = runtime.engine()->stats();
   runtime.shutdown();

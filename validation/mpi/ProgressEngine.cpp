@@ -330,7 +330,7 @@ void ProgressEngine::loop() {
   while (!stopping_) {
     if (active_.empty() || driven_) {
       // Nothing to do, or a waiting agent drives MPI itself (Spin): stand aside until it is done. Spin: posts do not
-      // wake this thread (see add_locked), so look again every poll_interval_s.
+      // wake this thread (see add_locked), so look again every kSpinModeCheck.
       if (wait_mode_ == WaitMode::Spin)
         work_.wait_for(lock, kSpinModeCheck, [this] { return stopping_ || kicked_; });
       else

@@ -38,6 +38,12 @@ void RankRuntime::start_clock() {
   start_wtime_ = MPI_Wtime();
 }
 
+void RankRuntime::quiet_barrier(const char* what) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  check(MPI_Ibarrier(world_.control(), &r), what);
+  engine_->wait(engine_->track(r));
+}
+
 double RankRuntime::now() const { return MPI_Wtime() - start_wtime_; }
 
 void RankRuntime::sleep_until(double t) const {

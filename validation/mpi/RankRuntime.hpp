@@ -47,6 +47,9 @@ class RankRuntime {
 
   // Collective: a barrier, then every rank's clock starts at 0.
   void start_clock();
+  // Collective over the control communicator: a barrier waited for through the progress engine, so a rank that
+  // arrives early waits as any agent does (mpi.progress) instead of spinning inside MPI_Barrier.
+  void quiet_barrier(const char* what);
   double now() const;
   void sleep_until(double t) const;
 
