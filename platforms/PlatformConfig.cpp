@@ -18,4 +18,13 @@ int ranks_per_node(const PlatformConfig& config) {
   return 1;
 }
 
+HostCosts host_costs(const PlatformConfig& config) {
+  HostCosts costs;
+  if (const auto* l = std::get_if<LocalhostConfig>(&config)) {
+    costs.reduce_Bps = l->reduce_Bps;
+    if (!l->native_allreduce.empty()) costs.native_allreduce = &l->native_allreduce;
+  }
+  return costs;
+}
+
 }  // namespace quorum

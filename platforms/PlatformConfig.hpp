@@ -5,6 +5,8 @@
 #include <variant>
 #include <vector>
 
+#include "platforms/NativeAllreduceTable.hpp"
+
 namespace quorum {
 
 // Piz Daint (CSCS), Cray XC50: one NVIDIA P100 per node, Cray Aries dragonfly.
@@ -48,6 +50,11 @@ struct LocalhostConfig {
   // so concurrent transfers share the memory system (and the cores, with more ranks than cores): measured by
   // `quorum calibrate` with every rank sending at once, modelled as one link every transfer crosses.
   double aggregate_bandwidth_Bps = 0;
+  // Bytes per second one rank sums into its vector (y += x), every rank at once (0: not charged). The butterflies
+  // and the ring pay it on every block they receive.
+  double reduce_Bps = 0;
+  // The MPI library's own allreduce, measured (empty: native allreduces are simulated as the point-to-point ring).
+  NativeAllreduceTable native_allreduce;
 };
 
 // A platform from explicit parameters.
@@ -81,5 +88,13 @@ int rank_count(const PlatformConfig& config);
 // Ranks that share a node (and its network adapter): ranks k*n .. k*n+n-1 sit on node k. Maverick2: its GPUs per
 // node; every other platform places one rank per host.
 int ranks_per_node(const PlatformConfig& config);
+
+// What a rank's CPU and MPI library cost beyond the network, where the platform has measured them (localhost from
+// `quorum calibrate`); elsewhere nothing (reductions free, native allreduces simulated point to point).
+struct HostCosts {
+  double reduce_Bps = 0;                                 // 0: reductions are not charged
+  const NativeAllreduceTable* native_allreduce = nullptr;  // null or empty: no native allreduce
+};
+HostCosts host_costs(const PlatformConfig& config);
 
 }  // namespace quorum

@@ -52,6 +52,7 @@ void PartialReduction::over_world(std::int64_t version, PartialSum& p) {
       Message m = c_.recv(rank - 1, in);
       check_version(version, m);
       vec::add(m.payload.values, p.data);  // lower rank first, as in the synchronous fold
+      c_.charge_reduction(logical_bytes_, p.data.size());
       p.data = std::move(m.payload.values);
       p.fresh.unite(m.payload.ints);
     }
@@ -89,6 +90,7 @@ void PartialReduction::butterfly(std::int64_t version, PartialSum& p, int vi, co
       Message m = swap(version, real(vi ^ (1 << dims[static_cast<std::size_t>(j)])), tag_of_(version, j),
                        pack(version, p.data, p.fresh), logical_bytes_);
       vec::add(p.data, m.payload.values);
+      c_.charge_reduction(logical_bytes_, m.payload.values.size());
       p.fresh.unite(m.payload.ints);
     }
     return;
@@ -103,6 +105,7 @@ void PartialReduction::butterfly(std::int64_t version, PartialSum& p, int vi, co
     Message m = swap(version, real(vi ^ bit), tag_of_(version, j),
                      pack(version, part.copy(p.data, give_lo, give_hi), p.fresh), part.bytes_of(give_lo, give_hi));
     vec::add(part.span(p.data, keep_lo, keep_hi), m.payload.values);
+    c_.charge_reduction(part.bytes_of(keep_lo, keep_hi), m.payload.values.size());
     p.fresh.unite(m.payload.ints);
     lo = keep_lo;
     hi = keep_hi;

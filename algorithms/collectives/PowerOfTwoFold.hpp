@@ -36,6 +36,7 @@ struct PowerOfTwoFold {
       Message m = comm.recv(group.rank_at(index - 1), tag);
       // Lower index first, so the sum rounds the same on every member.
       vec::add(m.payload.values, data);
+      comm.charge_reduction(logical_bytes, data.size());
       data = std::move(m.payload.values);
     }
   }

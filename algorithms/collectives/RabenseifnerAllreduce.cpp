@@ -32,6 +32,7 @@ void rabenseifner_allreduce(Comm& comm, const Group& group, std::vector<float>& 
       comm.wait(r);
       Message m = comm.take(r);
       vec::add(part.span(data, lo, hi), m.payload.values);
+      comm.charge_reduction(part.bytes_of(lo, hi), m.payload.values.size());
       comm.wait(s);
     }
 

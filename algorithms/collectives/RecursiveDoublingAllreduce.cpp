@@ -21,6 +21,7 @@ void recursive_doubling_allreduce(Comm& comm, const Group& group, std::vector<fl
       comm.wait(r);
       Message m = comm.take(r);
       vec::add(data, m.payload.values);  // a + b == b + a in IEEE arithmetic: both partners get the same bits
+      comm.charge_reduction(logical_bytes, m.payload.values.size());
       comm.wait(s);
     }
   }

@@ -26,6 +26,7 @@ void ring_chunks(Comm& comm, const Group& group, std::vector<float>& data, doubl
     comm.wait(r);
     Message m = comm.take(r);
     vec::add(part.span(data, recv_block, recv_block + 1), m.payload.values);
+    comm.charge_reduction(part.bytes_of(recv_block, recv_block + 1), m.payload.values.size());
     comm.wait(w);
   }
   for (int s = 0; s < p - 1; ++s) {
@@ -60,6 +61,8 @@ void ring_phases(Comm& comm, const Group& group, std::vector<float>& data, doubl
   Schedule schedule(comm);
   schedule.on(comm.isend(right, rs, Payload{}, phase_bytes));
   schedule.on(comm.irecv(left, rs), [&](const RequestPtr&) {
+    // The ring sums P-1 received blocks before its share is final (the real values were summed by the tree).
+    comm.charge_reduction(phase_bytes, 0);
     // The allgather leaves only after this rank's share of the reduce-scatter has arrived, as in the ring.
     schedule.on(comm.isend(right, ag, Payload{}, phase_bytes));
   });

@@ -39,7 +39,10 @@ void tree_reduce_broadcast(Schedule& schedule, Comm& comm, const Group& group, s
   };
   auto all_arrived = [&comm, &group, &data, children, state, i, up, down, logical_bytes, &schedule, broadcast]() {
     // Sum in a fixed order (own values, then children by distance) so every run rounds the same way.
-    for (const auto& v : state->from_children) vec::add(data, v);
+    for (const auto& v : state->from_children) {
+      vec::add(data, v);
+      comm.charge_reduction(logical_bytes, v.size());
+    }
     if (i == 0) {
       broadcast();
       return;

@@ -94,6 +94,11 @@ class Comm {
   double blocked_seconds() const { return blocked_seconds_; }
   double compute_seconds() const { return compute_seconds_; }
   virtual NativeCollectives* native() { return nullptr; }
+  // Called right after this agent summed a received block into its vector (vec::add over `real_values` floats, maybe
+  // none) standing for `logical_bytes` of the model. The simulator charges the platform's measured reduction rate;
+  // the MPI backend, when messages carry their logical size, sums the rest of the block (the padding that stands for
+  // the full model) for real, so the run pays what a full-size model would.
+  virtual void charge_reduction(double logical_bytes, std::size_t real_values) = 0;
 
   // --- timelines --------------------------------------------------------------------------------------------------
   // Reports this agent's blocking intervals to observer (null: none), as agent 0 of its rank. Set by the backend's
@@ -109,9 +114,10 @@ class Comm {
   virtual std::size_t do_wait_any(std::span<const RequestPtr> requests) = 0;
   virtual void do_wait_all(std::span<const RequestPtr> requests);
   virtual double do_compute(std::int64_t step, const std::function<void()>& math) = 0;
+  // Counts [since, now] as blocked (wait time and timelines): for a backend's blocking call that is not a wait.
+  void account_blocked(double since);
 
  private:
-  void account_blocked(double since);
 
   double blocked_seconds_ = 0.0;
   double compute_seconds_ = 0.0;

@@ -54,6 +54,7 @@ void active_agent(Comm& comm, RankContext& ctx, SharedState& shared, const std::
       apply_average(model, snapshot, answer.payload.values);
       ++shared.partners;
     }
+    comm.charge_reduction(ctx.run.model_bytes, answer.payload.values.size());
     ctx.observer.sample(comm.rank(), "adpsgd.averaging_s", comm.now() - t0);
   }
   for (int peer : neighbours) comm.send(peer, gossip_tags::kAdpsgdRequest, Payload{{}, {kGoodbye}}, kControlBytes);
@@ -75,6 +76,7 @@ void passive_agent(Comm& comm, RankContext& ctx, SharedState& shared, const std:
       apply_average(model, snapshot, m.payload.values);
       ++shared.partners;
     }
+    comm.charge_reduction(ctx.run.model_bytes, m.payload.values.size());
     comm.send(m.source, gossip_tags::kAdpsgdReply, Payload{std::move(snapshot), {}}, ctx.run.model_bytes);
   }
 }

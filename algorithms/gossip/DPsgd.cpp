@@ -35,7 +35,10 @@ void DPsgd::run(RankContext& ctx) {
     const std::vector<Message> got = exchange.finish();
     if (!peers.empty()) {
       // Fixed order (own model, then neighbours by rank) so every run rounds the same way.
-      for (const Message& m : got) vec::add(params, m.payload.values);
+      for (const Message& m : got) {
+        vec::add(params, m.payload.values);
+        ctx.comm.charge_reduction(ctx.run.model_bytes, m.payload.values.size());
+      }
       vec::scale(params, weight);
     }
     ctx.trainer.apply_gradient(grad);

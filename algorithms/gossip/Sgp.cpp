@@ -15,11 +15,13 @@ namespace quorum {
 namespace {
 
 // Absorbs a finished round; returns how many pushes it held.
-std::int64_t absorb_round(ModelExchange& round, PushSum& state, std::int64_t expected_step) {
+std::int64_t absorb_round(Comm& comm, double model_bytes, ModelExchange& round, PushSum& state,
+                          std::int64_t expected_step) {
   std::int64_t absorbed = 0;
   for (const Message& m : round.finish()) {
     if (state.absorb(m.payload) != expected_step)
       throw std::logic_error("sgp: a push of another step arrived (rounds out of order)");
+    comm.charge_reduction(model_bytes, m.payload.values.size());
     ++absorbed;
   }
   return absorbed;
@@ -49,9 +51,10 @@ void Sgp::run(RankContext& ctx) {
     round.start(out, in, state.push(static_cast<int>(out.size()), step), ctx.run.model_bytes);
     std::int64_t absorbed = 0;
     if (!overlap_)
-      absorbed = absorb_round(round, state, step);
+      absorbed = absorb_round(ctx.comm, ctx.run.model_bytes, round, state, step);
     else if (step > 0)
-      absorbed = absorb_round(rounds[static_cast<std::size_t>((step - 1) % 2)], state, step - 1);
+      absorbed = absorb_round(ctx.comm, ctx.run.model_bytes, rounds[static_cast<std::size_t>((step - 1) % 2)], state,
+                              step - 1);
     state.debiased(ctx.trainer.params());
     record_averaging_partners(ctx, absorbed);
     ctx.observer.sample(rank, "sgp.push_sum_weight", state.weight());
@@ -60,7 +63,7 @@ void Sgp::run(RankContext& ctx) {
   if (overlap_ && ctx.run.iterations > 0) {
     // Drain the last round so the pushed mass is not lost; the model the run ends with includes it.
     const std::int64_t last = ctx.run.iterations - 1;
-    absorb_round(rounds[static_cast<std::size_t>(last % 2)], state, last);
+    absorb_round(ctx.comm, ctx.run.model_bytes, rounds[static_cast<std::size_t>(last % 2)], state, last);
     state.debiased(ctx.trainer.params());
   }
 }

@@ -1,6 +1,8 @@
 #pragma once
 // The scenario's "mpi" block: how `quorum run --backend mpi` (validation/) runs a scenario for real. The simulator
-// ignores it (it is recorded in the resolved scenario all the same, so a summary says how a real run was set up).
+// ignores it (it is recorded in the resolved scenario all the same, so a summary says how a real run was set up),
+// except native_allreduce: on a platform with a measured MPI_Allreduce (localhost, calibrated) the prediction
+// charges that measurement exactly where the real run calls the library.
 //
 //   compute          emulate | real      emulate: after the proxy math, sleep until the step has taken the
 //                                        workload profile's duration plus the straggler delay; real: the proxy

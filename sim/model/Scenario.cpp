@@ -18,6 +18,28 @@ std::string resolve_path(const std::string& base_dir, const std::string& file) {
   return p.string();
 }
 
+// A measured native allreduce: [{ranks, bytes, seconds}, ...], as `quorum calibrate` writes it.
+NativeAllreduceTable parse_native_table(Fields& f, const std::string& key) {
+  const nlohmann::json& list = f.raw(key);
+  if (!list.is_array()) f.fail(key, "must be a list of {ranks, bytes, seconds}");
+  std::vector<NativeAllreducePoint> points;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].is_object()) f.fail(key, "entry " + std::to_string(i) + " must be an object {ranks, bytes, seconds}");
+    Fields e(list[i], f.path_of(key) + "[" + std::to_string(i) + "]");
+    NativeAllreducePoint p;
+    p.ranks = static_cast<int>(e.integer("ranks", std::nullopt, 2, 1 << 20));
+    p.bytes = e.positive("bytes", std::nullopt);
+    p.seconds = e.positive("seconds", std::nullopt);
+    e.finish();
+    points.push_back(p);
+  }
+  try {
+    return NativeAllreduceTable(points);
+  } catch (const std::invalid_argument& e) {
+    f.fail(key, e.what());
+  }
+}
+
 PlatformConfig parse_platform(Fields& f, const std::string& base_dir, std::string& name) {
   std::vector<std::string> names;
   for (const auto& p : platform_catalog()) names.push_back(p.name);
@@ -57,13 +79,24 @@ PlatformConfig parse_platform(Fields& f, const std::string& base_dir, std::strin
       c.bandwidth_Bps = cf.positive("bandwidth_Bps", std::nullopt);
       if (cal.contains("aggregate_bandwidth_Bps"))
         c.aggregate_bandwidth_Bps = cf.positive("aggregate_bandwidth_Bps", std::nullopt);
+      // Calibrations written before these were measured have neither: reductions free, native allreduce simulated.
+      if (cal.contains("reduce_Bps")) c.reduce_Bps = cf.positive("reduce_Bps", std::nullopt);
+      if (cal.contains("native_allreduce")) c.native_allreduce = parse_native_table(cf, "native_allreduce");
       f.set_resolved("calibrated", {{"latency_s", c.latency_s},
                                     {"bandwidth_Bps", c.bandwidth_Bps},
-                                    {"aggregate_bandwidth_Bps", c.aggregate_bandwidth_Bps}});
+                                    {"aggregate_bandwidth_Bps", c.aggregate_bandwidth_Bps},
+                                    {"reduce_Bps", c.reduce_Bps},
+                                    {"native_allreduce_points", c.native_allreduce.points().size()}});
     } else {
       c.latency_s = f.number("latency_s", c.latency_s, 0.0);
       c.bandwidth_Bps = f.positive("bandwidth_Bps", c.bandwidth_Bps);
       c.aggregate_bandwidth_Bps = f.number("aggregate_bandwidth_Bps", 0.0, 0.0);
+      c.reduce_Bps = f.number("reduce_Bps", 0.0, 0.0);
+      if (f.has("native_allreduce")) {
+        c.native_allreduce = parse_native_table(f, "native_allreduce");
+        f.mark_used("native_allreduce");
+        f.set_resolved("native_allreduce", f.raw("native_allreduce"));
+      }
     }
     return c;
   }
@@ -334,6 +367,8 @@ Scenario parse_scenario(const nlohmann::json& json, const std::string& base_dir)
   Fields mpi = root.object("mpi");
   s.mpi = parse_mpi_settings(mpi, s.ranks, s.iterations, s.compute, s.imbalance);
   root.set_resolved("mpi", mpi.resolved());
+  // The simulator charges the measured MPI_Allreduce only where the real run calls it.
+  if (auto* l = std::get_if<LocalhostConfig>(&s.platform); l && !s.mpi.native_allreduce) l->native_allreduce = {};
 
   // A sweep block describes the points `quorum sweep` runs; the scenario itself is their common base. Checked here
   // so that a typo in it is an error wherever the scenario is read.

@@ -27,7 +27,7 @@ double run_ranks(const PlatformConfig& platform, const ComputeModel& compute,
     throw SimulationError("the platform provides " + std::to_string(hosts.size()) + " hosts for " +
                           std::to_string(ranks) + " ranks");
 
-  SimWorld world(hosts, compute);
+  SimWorld world(hosts, compute, host_costs(platform));
   std::vector<char> finished(static_cast<std::size_t>(ranks), 0);
   for (int r = 0; r < ranks; ++r) {
     // An exception inside an actor would abort the process; keep the first one and report it after the run.

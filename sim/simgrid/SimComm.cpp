@@ -178,6 +178,22 @@ double SimComm::do_compute(std::int64_t step, const std::function<void()>& math)
 
 void SimComm::sleep_for(double seconds) { sg4::this_actor::sleep_for(seconds); }
 
+void SimComm::charge_reduction(double logical_bytes, std::size_t /*real_values: their sum costs wall time only*/) {
+  if (world_.reduce_Bps() > 0 && logical_bytes > 0) sg4::this_actor::sleep_for(logical_bytes / world_.reduce_Bps());
+}
+
+NativeCollectives* SimComm::native() { return world_.native_allreduce() != nullptr ? &native_ : nullptr; }
+
+bool SimComm::Native::allreduce_sum(std::vector<float>& data, const Group& group, double logical_bytes,
+                                    Channel channel) {
+  SimNativeAllreduce* impl = comm_.world_.native_allreduce();
+  if (impl == nullptr) return false;
+  const double t0 = comm_.now();
+  impl->allreduce_sum(comm_.rank_, data, group, logical_bytes, channel);
+  comm_.account_blocked(t0);
+  return true;
+}
+
 std::unique_ptr<Agent> SimComm::spawn(const std::string& name, std::function<void(Comm&)> body) {
   SimWorld* world = &world_;
   const int rank = rank_;

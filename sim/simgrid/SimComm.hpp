@@ -26,6 +26,8 @@ class SimComm final : public Comm {
   std::unique_ptr<Agent> spawn(const std::string& name, std::function<void(Comm&)> body) override;
   std::unique_ptr<Mutex> make_mutex() override;
   std::unique_ptr<ConditionVariable> make_condition_variable() override;
+  NativeCollectives* native() override;
+  void charge_reduction(double logical_bytes, std::size_t real_values) override;
 
  protected:
   void do_wait(const RequestPtr& request) override;
@@ -33,9 +35,20 @@ class SimComm final : public Comm {
   double do_compute(std::int64_t step, const std::function<void()>& math) override;
 
  private:
+  // The platform's measured MPI_Allreduce, for SyncAllreduce; its blocking counts as this agent's wait.
+  class Native final : public NativeCollectives {
+   public:
+    explicit Native(SimComm& comm) : comm_(comm) {}
+    bool allreduce_sum(std::vector<float>& data, const Group& group, double logical_bytes, Channel channel) override;
+
+   private:
+    SimComm& comm_;
+  };
+
   void check_peer(int peer, const char* what) const;
   SimWorld& world_;
   int rank_;
+  Native native_{*this};
 };
 
 }  // namespace quorum

@@ -153,6 +153,29 @@ TEST(Scenario, LocalhostReadsItsCalibrationFile) {
   EXPECT_EQ(error_field(j), "platform.calibration");
 }
 
+TEST(Scenario, LocalhostReadsTheReductionRateAndNativeAllreduceOfItsCalibration) {
+  const auto dir = std::filesystem::temp_directory_path();
+  std::ofstream(dir / "quorum-cal-native.json") << R"({"latency_s": 2e-6, "bandwidth_Bps": 3e9, "reduce_Bps": 4e9,
+      "native_allreduce": [{"ranks": 2, "bytes": 4096, "seconds": 1e-5}, {"ranks": 4, "bytes": 4096, "seconds": 2e-5}]})";
+  auto j = minimal();
+  j["platform"] = {{"name", "localhost"}, {"nodes", 4}, {"calibration", "quorum-cal-native.json"}};
+  const Scenario s = parse_scenario(j, dir.string());
+  const auto& c = std::get<LocalhostConfig>(s.platform);
+  EXPECT_DOUBLE_EQ(c.reduce_Bps, 4e9);
+  EXPECT_DOUBLE_EQ(c.native_allreduce.seconds(4, 4096), 2e-5);
+  // A real run without MPI_Allreduce: the prediction must not charge it either.
+  j["mpi"] = {{"native_allreduce", false}};
+  EXPECT_TRUE(std::get<LocalhostConfig>(parse_scenario(j, dir.string()).platform).native_allreduce.empty());
+  // Written out explicitly, a bad point is named.
+  auto e = minimal();
+  e["platform"] = {{"name", "localhost"}, {"nodes", 4},
+                   {"native_allreduce", {{{"ranks", 1}, {"bytes", 4096}, {"seconds", 1e-5}}}}};
+  EXPECT_EQ(error_field(e), "platform.native_allreduce[0].ranks");
+  e["platform"]["native_allreduce"] = {{{"ranks", 2}, {"bytes", 4096}, {"seconds", 1e-5}},
+                                       {{"ranks", 2}, {"bytes", 4096}, {"seconds", 2e-5}}};
+  EXPECT_EQ(error_field(e), "platform.native_allreduce");
+}
+
 TEST(Scenario, ShippedScenariosParse) {
   for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(QUORUM_SOURCE_DIR) + "/scenarios")) {
     if (entry.path().extension() != ".json") continue;

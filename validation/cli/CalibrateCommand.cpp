@@ -1,5 +1,6 @@
 // quorum calibrate [--out FILE] [--scenario S [--set k=v ...]]: under mpirun, measures latency, bandwidth and the
 // proxy's step time and writes the localhost platform's calibration JSON (rank 0).
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -49,6 +50,14 @@ int calibrate_command(const CalibrateOptions& o) {
           parse_scenario(variants.front().json, std::filesystem::path(o.scenario).parent_path().string());
       if (s.math.enabled()) options.proxy = s.math;
       options.seed = s.seed;
+      // The native allreduce at the scenario's own model size, so the prediction interpolates rather than
+      // extrapolates where it matters.
+      const double model_bytes = s.run_settings().model_bytes;
+      if (model_bytes > 0 && std::find(options.native_sizes.begin(), options.native_sizes.end(), model_bytes) ==
+                                 options.native_sizes.end()) {
+        options.native_sizes.push_back(model_bytes);
+        std::sort(options.native_sizes.begin(), options.native_sizes.end());
+      }
     } catch (const ScenarioError& e) {
       if (root) std::cerr << "error: " << e.what() << "\n";
       return kExitBadInput;

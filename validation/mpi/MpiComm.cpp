@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "kernels/optim/VectorOps.hpp"
+
 namespace quorum::mpi {
 
 namespace {
@@ -159,6 +161,18 @@ std::unique_ptr<Mutex> MpiComm::make_mutex() { return std::make_unique<ThreadMut
 
 std::unique_ptr<ConditionVariable> MpiComm::make_condition_variable() {
   return std::make_unique<ThreadConditionVariable>(runtime_.engine());
+}
+
+void MpiComm::charge_reduction(double logical_bytes, std::size_t real_values) {
+  if (!runtime_.settings().pad_to_logical()) return;
+  const double padding_values = logical_bytes / sizeof(float) - static_cast<double>(real_values);
+  if (padding_values < 1) return;
+  const auto n = static_cast<std::size_t>(padding_values);
+  if (padding_sum_.size() < n) {
+    padding_sum_.resize(n, 0.0f);
+    padding_received_.resize(n, 0.0f);
+  }
+  vec::add(std::span<float>(padding_sum_).first(n), std::span<const float>(padding_received_).first(n));
 }
 
 NativeCollectives* MpiComm::native() { return runtime_.native() ? &native_ : nullptr; }

@@ -30,6 +30,7 @@ class MpiComm final : public Comm {
   std::unique_ptr<Mutex> make_mutex() override;
   std::unique_ptr<ConditionVariable> make_condition_variable() override;
   NativeCollectives* native() override;
+  void charge_reduction(double logical_bytes, std::size_t real_values) override;
 
   // A request for an operation started elsewhere (a native collective), so that waiting for it is accounted as
   // this agent's wait time.
@@ -58,6 +59,8 @@ class MpiComm final : public Comm {
   RankRuntime& runtime_;
   std::string agent_;
   Native native_{*this};
+  // Where charge_reduction sums the padding of received blocks: y += x over zeros, grown to the largest block.
+  std::vector<float> padding_sum_, padding_received_;
 };
 
 }  // namespace quorum::mpi

@@ -1,0 +1,118 @@
+// What the calibrated localhost platform charges beyond the network: the reduction rate at every block a collective
+// sums, the shared memory bandwidth when every rank sends at once, and the measured native MPI_Allreduce. Exact
+// simulated times of known exchanges against their closed forms.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "algorithms/collectives/SyncAllreduce.hpp"
+#include "tests/support/SimHarness.hpp"
+
+namespace quorum {
+
+using testing::run_simulated;
+
+namespace {
+
+LocalhostConfig calibrated(int ranks, double reduce_Bps) {
+  LocalhostConfig c;
+  c.ranks = ranks;
+  c.latency_s = 10e-6;
+  c.bandwidth_Bps = 4e9;
+  c.aggregate_bandwidth_Bps = 6e9;
+  c.reduce_Bps = reduce_Bps;
+  return c;
+}
+
+// Each rank's finishing time of one allreduce of `bytes` (real values: rank + 1, four of them).
+std::vector<double> allreduce_times(const LocalhostConfig& c, AllreduceAlgorithm algorithm, Fidelity fidelity,
+                                    double bytes) {
+  const auto result = run_simulated(c, [&](Comm& comm) {
+    std::vector<float> data(4, static_cast<float>(comm.rank() + 1));
+    AllreduceOptions o;
+    o.algorithm = algorithm;
+    o.fidelity = fidelity;
+    allreduce_sum(comm, Group::world(comm.size()), data, bytes, o);
+    const float expected = static_cast<float>(comm.size() * (comm.size() + 1) / 2);
+    if (data != std::vector<float>(4, expected)) throw std::runtime_error("wrong sum");
+    return nlohmann::json(comm.now());
+  });
+  EXPECT_TRUE(result.ok) << result.error;
+  std::vector<double> times;
+  for (const auto& t : result.per_rank) times.push_back(t.get<double>());
+  return times;
+}
+
+}  // namespace
+
+TEST(HostCosts, RingChargesTheCalibratedReductionRateAndSharedBandwidth) {
+  // Ring over 4 ranks, every message of the real algorithm: 6 steps of M/4, four transfers at once sharing the 6 GB/s
+  // memory system (1.5 GB/s each, below the 4 GB/s link), and a reduction of M/4 after each of the first 3 steps.
+  const double m = 8e6, r = 2e9;
+  const double step = 10e-6 + (m / 4) / (6e9 / 4);
+  for (double t : allreduce_times(calibrated(4, r), AllreduceAlgorithm::Ring, Fidelity::Chunk, m))
+    EXPECT_NEAR(t, 6 * step + 3 * (m / 4) / r, 1e-9);
+  for (double t : allreduce_times(calibrated(4, 0), AllreduceAlgorithm::Ring, Fidelity::Chunk, m))
+    EXPECT_NEAR(t, 6 * step, 1e-9);
+}
+
+TEST(HostCosts, RecursiveDoublingChargesAWholeVectorPerExchange) {
+  // log2(4) = 2 exchanges of M, four transfers at once, each followed by a reduction of M.
+  const double m = 4e6, r = 5e9;
+  for (double t : allreduce_times(calibrated(4, r), AllreduceAlgorithm::RecursiveDoubling, Fidelity::Chunk, m))
+    EXPECT_NEAR(t, 2 * (10e-6 + m / 1.5e9 + m / r), 1e-9);
+}
+
+TEST(HostCosts, NativeAllreduceStartsAtTheLastArrivalAndTakesTheMeasuredTime) {
+  LocalhostConfig c = calibrated(4, 2e9);
+  c.native_allreduce = NativeAllreduceTable({{2, 1e6, 1e-3}, {4, 1e6, 2e-3}, {4, 4e6, 5e-3}});
+  const auto result = run_simulated(c, [](Comm& comm) {
+    // Rank r arrives at r ms; the whole world reduces 2 MB, then ranks 0 and 1 reduce 1 MB, ranks 0-2 reduce 1 MB.
+    comm.sleep_for(1e-3 * comm.rank());
+    std::vector<float> data{static_cast<float>(comm.rank() + 1)};
+    allreduce_sum(comm, Group::world(4), data, 2e6, AllreduceOptions{});
+    nlohmann::json out = {{"sum", data[0]}, {"world_done", comm.now()}, {"blocked", comm.blocked_seconds()}};
+    if (comm.rank() < 2) {
+      allreduce_sum(comm, Group{{0, 1}}, data, 1e6, AllreduceOptions{});
+      out["pair_done"] = comm.now();
+    }
+    if (comm.rank() < 3) {
+      allreduce_sum(comm, Group{{0, 1, 2}}, data, 1e6, AllreduceOptions{});
+      out["three_done"] = comm.now();
+    }
+    return out;
+  });
+  ASSERT_TRUE(result.ok) << result.error;
+  // 4 ranks, 2 MB: on the segment from (1 MB, 2 ms) to (4 MB, 5 ms): 3 ms, after the last arrival at 3 ms.
+  const double world_done = 3e-3 + 3e-3;
+  // 3 ranks sit between the measured 2 and 4 at log2(3): 1 ms + (2 ms - 1 ms)(log2(3) - 1).
+  const double three = 1e-3 + 1e-3 * (std::log2(3.0) - 1);
+  for (int r = 0; r < 4; ++r) {
+    const auto& o = result.per_rank[static_cast<std::size_t>(r)];
+    EXPECT_FLOAT_EQ(o["sum"].get<float>(), 10.0f);
+    EXPECT_NEAR(o["world_done"].get<double>(), world_done, 1e-12);
+    EXPECT_NEAR(o["blocked"].get<double>(), world_done - 1e-3 * r, 1e-12);  // the meeting counts as wait
+    if (r < 2) {
+      EXPECT_NEAR(o["pair_done"].get<double>(), world_done + 1e-3, 1e-12);
+    }
+    if (r < 3) {
+      EXPECT_NEAR(o["three_done"].get<double>(), world_done + 1e-3 + three, 1e-12);
+    }
+  }
+}
+
+TEST(HostCosts, NativeTableInterpolatesAndNamesBadPoints) {
+  const NativeAllreduceTable t({{2, 4096, 10e-6}, {2, 1 << 20, 200e-6}, {8, 4096, 40e-6}, {8, 1 << 20, 800e-6}});
+  EXPECT_DOUBLE_EQ(t.seconds(2, 4096), 10e-6);
+  EXPECT_DOUBLE_EQ(t.seconds(2, 100), 10e-6);  // below the smallest size: latency-bound
+  const double slope = (200e-6 - 10e-6) / ((1 << 20) - 4096);
+  EXPECT_NEAR(t.seconds(2, 2 << 20), 200e-6 + slope * (1 << 20), 1e-15);  // beyond: the last segment's slope
+  EXPECT_NEAR(t.seconds(4, 4096), 10e-6 + 30e-6 / 2, 1e-15);              // halfway in log2(ranks)
+  EXPECT_NEAR(t.seconds(16, 4096), 40e-6 + 30e-6 / 2, 1e-15);             // one step of log2 beyond 8
+  EXPECT_THROW(NativeAllreduceTable({{1, 4096, 1e-6}}), std::invalid_argument);
+  EXPECT_THROW(NativeAllreduceTable({{2, 4096, 0}}), std::invalid_argument);
+  EXPECT_THROW(NativeAllreduceTable({{2, 4096, 1e-6}, {2, 4096, 2e-6}}), std::invalid_argument);
+}
+
+}  // namespace quorum
