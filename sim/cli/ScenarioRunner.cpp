@@ -11,14 +11,7 @@
 namespace quorum::cli {
 
 void apply_overrides(nlohmann::json& scenario, const std::vector<std::string>& assignments) {
-  for (const auto& a : assignments) {
-    if (a.rfind("algorithm.", 0) == 0 && scenario.contains("algorithm") && scenario["algorithm"].is_array()) {
-      const std::string rest = a.substr(std::string("algorithm.").size());
-      for (auto& entry : scenario["algorithm"]) apply_override(entry, rest);
-    } else {
-      apply_override(scenario, a);
-    }
-  }
+  for (const auto& a : assignments) apply_override(scenario, a);
 }
 
 void add_trace_options(CLI::App& command, TraceFlags& flags) {

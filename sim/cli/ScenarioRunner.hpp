@@ -11,7 +11,7 @@
 
 namespace quorum::cli {
 
-// Applies --set assignments. A path under "algorithm." applies to every entry when "algorithm" is a list.
+// Applies --set assignments in order (apply_override: algorithm[i].field and algorithm.field on lists).
 void apply_overrides(nlohmann::json& scenario, const std::vector<std::string>& assignments);
 
 // The timeline options shared by run and sweep (--trace, --trace-ranks, --trace-steps), as --set assignments of

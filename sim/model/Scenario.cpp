@@ -1,5 +1,6 @@
 #include "sim/model/Scenario.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -300,11 +301,87 @@ void set_field(nlohmann::json& scenario, const std::string& path, nlohmann::json
   }
 }
 
+namespace {
+
+// Whether the algorithm of a list entry takes field `field` (its own parameters, the common ones, or the label).
+bool entry_takes(const nlohmann::json& entry, const std::string& field) {
+  if (field == "label") return true;
+  const AlgorithmInfo* info =
+      entry.is_object() && entry.contains("name") && entry["name"].is_string()
+          ? find_algorithm(entry["name"].get<std::string>())
+          : nullptr;
+  if (info == nullptr) return false;
+  auto named = [&field](const ParamSpec& p) { return p.name == field; };
+  return std::any_of(info->params.begin(), info->params.end(), named) ||
+         std::any_of(common_algorithm_params().begin(), common_algorithm_params().end(), named);
+}
+
+std::string entry_label(const nlohmann::json& entry) {
+  return entry.is_object() ? entry.value("label", entry.value("name", std::string("?"))) : std::string("?");
+}
+
+// --set on a scenario whose algorithm is a list. Returns false if `key` does not address the list.
+bool set_on_algorithm_list(nlohmann::json& list, const std::string& key, const nlohmann::json& value) {
+  if (key.rfind("algorithm[", 0) == 0) {
+    const auto close = key.find(']');
+    const std::string digits = close == std::string::npos ? "" : key.substr(10, close - 10);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 6)
+      throw ScenarioError(key, "expected algorithm[i] with i an entry's index, e.g. algorithm[1].tau=5");
+    const std::size_t i = std::stoul(digits);
+    if (i >= list.size())
+      throw ScenarioError("algorithm[" + digits + "]", "the algorithm list has " + std::to_string(list.size()) +
+                                                           " entries: algorithm[0] to algorithm[" +
+                                                           std::to_string(list.size() - 1) + "]");
+    const std::string rest = key.substr(close + 1);
+    if (rest.empty()) list[i] = value;
+    else if (rest[0] != '.' || rest.size() == 1) throw ScenarioError(key, "expected algorithm[i].field=value");
+    else set_field(list[i], rest.substr(1), value);
+    return true;
+  }
+  if (key.rfind("algorithm.", 0) != 0) return false;
+  const std::string rest = key.substr(10);
+  const std::string field = rest.substr(0, rest.find('.'));
+  if (field == "name") {
+    // One algorithm instead of the list: the entry of that name if the list has one (with its parameters).
+    nlohmann::json chosen = {{"name", value}};
+    for (const auto& entry : list)
+      if (entry.is_object() && entry.value("name", nlohmann::json()) == value) {
+        chosen = entry;
+        chosen.erase("label");
+        break;
+      }
+    list = chosen;
+    return true;
+  }
+  std::string labels;
+  bool any = false;
+  for (auto& entry : list) {
+    labels += (labels.empty() ? "" : ", ") + entry_label(entry);
+    if (!entry_takes(entry, field)) continue;
+    set_field(entry, rest, value);
+    any = true;
+  }
+  if (!any)
+    throw ScenarioError(key, "no algorithm of the list takes '" + field + "' (entries: " + labels +
+                                 "); `quorum list algorithms` shows each one's parameters");
+  return true;
+}
+
+}  // namespace
+
 void apply_override(nlohmann::json& scenario, const std::string& assignment) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
     throw ScenarioError("--set", "expected key=value (e.g. platform.nodes=256), got '" + assignment + "'");
-  set_field(scenario, assignment.substr(0, eq), parse_override_value(assignment.substr(eq + 1)));
+  const std::string key = assignment.substr(0, eq);
+  nlohmann::json value = parse_override_value(assignment.substr(eq + 1));
+  if (scenario.is_object() && scenario.contains("algorithm") && scenario["algorithm"].is_array() &&
+      set_on_algorithm_list(scenario["algorithm"], key, value))
+    return;
+  if (key.rfind("algorithm[", 0) == 0)
+    throw ScenarioError(key, "algorithm[i] addresses an entry of an algorithm list; this scenario has one algorithm "
+                             "(set algorithm.<field>)");
+  set_field(scenario, key, std::move(value));
 }
 
 Scenario parse_scenario(const nlohmann::json& json, const std::string& base_dir) {

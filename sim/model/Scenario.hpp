@@ -63,7 +63,10 @@ const std::vector<PlatformInfo>& platform_catalog();
 
 // Reads a scenario file as JSON (ScenarioError on unreadable or malformed JSON).
 nlohmann::json read_scenario_json(const std::string& path);
-// Applies "dotted.path=value" (value parsed as JSON, else taken as a string).
+// Applies "dotted.path=value" (value parsed as JSON, else taken as a string). On a scenario whose algorithm is a
+// list: algorithm[i].field sets entry i; algorithm.field sets the field on every entry whose algorithm takes it (a
+// ScenarioError naming the entries if none does); algorithm.name=X replaces the list by one algorithm (the list's
+// entry named X, with its parameters, if there is one).
 void apply_override(nlohmann::json& scenario, const std::string& assignment);
 // The value of a --set or --vary: JSON if it parses, else the text as a string.
 nlohmann::json parse_override_value(const std::string& text);

@@ -196,7 +196,24 @@ std::vector<SweepPoint> expand_sweep(const nlohmann::json& scenario, const Sweep
     std::vector<std::vector<nlohmann::json>> shown;
   };
   std::vector<Axis> axes;
-  if (base.is_object() && base.contains("algorithm") && base["algorithm"].is_array()) {
+  // Varying algorithm.name on a list replaces the list: each name is one algorithm (the list's entry of that name,
+  // with its parameters, if there is one), not crossed with the list's entries.
+  bool names_varied = false;
+  for (const auto& s : spec_in.axes)
+    names_varied = names_varied || std::find(s.fields.begin(), s.fields.end(), "algorithm.name") != s.fields.end();
+  const bool listed = base.is_object() && base.contains("algorithm") && base["algorithm"].is_array();
+  const nlohmann::json list_entries = listed ? base["algorithm"] : nlohmann::json::array();
+  auto entry_named = [&list_entries](const nlohmann::json& name) {
+    for (const auto& entry : list_entries)
+      if (entry.is_object() && entry.value("name", nlohmann::json()) == name) {
+        nlohmann::json chosen = entry;
+        chosen.erase("label");
+        return chosen;
+      }
+    return nlohmann::json{{"name", name}};
+  };
+  if (listed && names_varied) base["algorithm"] = nlohmann::json::object();
+  if (listed && !names_varied) {
     const auto& list = base["algorithm"];
     if (list.empty()) throw ScenarioError("algorithm", "the list of algorithms is empty");
     Axis a{{"algorithm.label"}, {"algorithm"}, {}, {}, {}};
@@ -218,6 +235,12 @@ std::vector<SweepPoint> expand_sweep(const nlohmann::json& scenario, const Sweep
   }
   for (const auto& s : spec_in.axes) {
     Axis a{s.fields, s.fields, s.values, {}, s.values};
+    if (listed)
+      for (std::size_t k = 0; k < a.paths.size(); ++k)
+        if (a.paths[k] == "algorithm.name") {
+          a.paths[k] = "algorithm";
+          for (auto& row : a.values) row[k] = entry_named(row[k]);
+        }
     for (const auto& row : s.values) {
       std::vector<std::string> t;
       for (const auto& v : row) t.push_back(value_text(v));

@@ -85,8 +85,11 @@ TEST(RunCommand, BadInputNamesTheFieldAndWritesNothing) {
       {"--set platform.nodes='\"many\"'", "platform.nodes"},
       {"--set platform.nodes=0", "platform.nodes"},
       {"--set 'algorithm={\"name\":\"local_sgd\",\"tau\":0}'", "algorithm.tau"},
-      // quickstart's algorithm is a list: the error names the entry (allreduce has no tau at all).
-      {"--set algorithm.tau=0", "algorithm[0].tau"},
+      // quickstart's algorithm is a list: only local_sgd (entry 1) takes tau, and the error names that entry.
+      {"--set algorithm.tau=0", "algorithm[1].tau"},
+      {"--set algorithm[1].tau=0", "algorithm[1].tau"},
+      {"--set algorithm.group_size=4", "algorithm.group_size"},
+      {"--set algorithm[5].tau=1", "algorithm[5]"},
       {"--set workload.compute.kind=empirical --set workload.compute.file=" + trace, "workload.compute.file"},
       {"--set math.dataset_dir=/nonexistent", "math.dataset_dir"},
       {"--set workload.profile=unknown_net", "workload.profile"},

@@ -140,6 +140,53 @@ TEST(Scenario, UnreadableDatasetPath) {
   EXPECT_EQ(error_field(j), "math.dataset_dir");
 }
 
+// The shipped quickstart lists allreduce and local_sgd (tau 10): --set addresses its entries as the errors name them.
+TEST(Scenario, OverridesAddressTheEntriesOfAnAlgorithmList) {
+  const nlohmann::json quickstart = read_scenario_json(std::string(QUORUM_SOURCE_DIR) + "/scenarios/quickstart.json");
+  auto each_parses = [](const nlohmann::json& j) {
+    for (std::size_t i = 0; i < j["algorithm"].size(); ++i) {
+      nlohmann::json one = j;
+      one["algorithm"] = j["algorithm"][i];
+      EXPECT_NO_THROW(parse_scenario(one, "")) << i;
+    }
+  };
+  nlohmann::json j = quickstart;
+  apply_override(j, "algorithm[1].tau=5");
+  EXPECT_EQ(j["algorithm"][1]["tau"], 5);
+  EXPECT_FALSE(j["algorithm"][0].contains("tau"));
+  each_parses(j);
+  j = quickstart;
+  apply_override(j, "algorithm.tau=7");  // only local_sgd takes tau
+  EXPECT_EQ(j["algorithm"][1]["tau"], 7);
+  EXPECT_FALSE(j["algorithm"][0].contains("tau"));
+  each_parses(j);
+  apply_override(j, "algorithm.allreduce=rabenseifner");  // a common parameter: every entry
+  EXPECT_EQ(j["algorithm"][0]["allreduce"], "rabenseifner");
+  EXPECT_EQ(j["algorithm"][1]["allreduce"], "rabenseifner");
+  // algorithm.name replaces the list by one algorithm, the listed entry of that name keeping its parameters.
+  nlohmann::json named = quickstart;
+  apply_override(named, "algorithm.name=local_sgd");
+  EXPECT_EQ(named["algorithm"], (nlohmann::json{{"name", "local_sgd"}, {"tau", 10}}));
+  apply_override(named, "algorithm.tau=3");  // one algorithm again: plain dotted path
+  EXPECT_EQ(named["algorithm"]["tau"], 3);
+
+  auto field_of = [&quickstart](const std::string& assignment) {
+    nlohmann::json k = quickstart;
+    try {
+      apply_override(k, assignment);
+    } catch (const ScenarioError& e) {
+      return e.field();
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(field_of("algorithm.group_size=4"), "algorithm.group_size");  // neither entry takes it
+  EXPECT_EQ(field_of("algorithm[2].tau=5"), "algorithm[2]");
+  EXPECT_EQ(field_of("algorithm[x].tau=5"), "algorithm[x].tau");
+  EXPECT_EQ(field_of("algorithm[1]tau=5"), "algorithm[1]tau");
+  nlohmann::json single = minimal();
+  EXPECT_THROW(apply_override(single, "algorithm[0].tau=5"), ScenarioError);
+}
+
 TEST(Scenario, LocalhostReadsItsCalibrationFile) {
   const auto dir = std::filesystem::temp_directory_path();
   std::ofstream(dir / "quorum-cal.json") << R"({"latency_s": 2e-6, "bandwidth_Bps": 3e9})";

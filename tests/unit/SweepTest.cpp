@@ -110,6 +110,22 @@ TEST(Sweep, PointIdsAreStableUniqueAndSafeFileNames) {
   for (const auto& id : ids) EXPECT_TRUE(grown_ids.count(id)) << id;
 }
 
+// Varying algorithm.name on a scenario that lists algorithms replaces the list (not crossed with it): the shipped
+// quickstart with two names and three sizes gives 6 points, local_sgd keeping the list's tau.
+TEST(Sweep, VaryingAlgorithmNamesReplacesTheList) {
+  const nlohmann::json quickstart = read_scenario_json(std::string(QUORUM_SOURCE_DIR) + "/scenarios/quickstart.json");
+  SweepSpec spec;
+  add_axis(spec, parse_vary_option("algorithm.name=allreduce,local_sgd"));
+  add_axis(spec, parse_vary_option("platform.nodes=4,8,16"));
+  const auto points = expand_sweep(quickstart, spec);
+  ASSERT_EQ(points.size(), 6u);
+  EXPECT_EQ(points[0].id, "algorithm.name=allreduce,platform.nodes=4");
+  EXPECT_EQ(points[5].id, "algorithm.name=local_sgd,platform.nodes=16");
+  EXPECT_EQ(points[0].scenario["algorithm"], (nlohmann::json{{"name", "allreduce"}}));
+  EXPECT_EQ(points[5].scenario["algorithm"], (nlohmann::json{{"name", "local_sgd"}, {"tau", 10}}));
+  for (const auto& p : points) EXPECT_NO_THROW(parse_scenario(p.scenario, "")) << p.id;
+}
+
 TEST(Sweep, AlgorithmListIsTheFirstAxis) {
   nlohmann::json base = base_scenario();
   base["algorithm"] = nlohmann::json::array({{{"name", "allreduce"}}, {{"name", "local_sgd"}, {"tau", 2}, {"label", "ls2"}}});
