@@ -342,15 +342,7 @@ bool set_on_algorithm_list(nlohmann::json& list, const std::string& key, const n
   const std::string rest = key.substr(10);
   const std::string field = rest.substr(0, rest.find('.'));
   if (field == "name") {
-    // One algorithm instead of the list: the entry of that name if the list has one (with its parameters).
-    nlohmann::json chosen = {{"name", value}};
-    for (const auto& entry : list)
-      if (entry.is_object() && entry.value("name", nlohmann::json()) == value) {
-        chosen = entry;
-        chosen.erase("label");
-        break;
-      }
-    list = chosen;
+    list = algorithm_entry_named(list, value);  // one algorithm instead of the list
     return true;
   }
   std::string labels;
@@ -368,6 +360,16 @@ bool set_on_algorithm_list(nlohmann::json& list, const std::string& key, const n
 }
 
 }  // namespace
+
+nlohmann::json algorithm_entry_named(const nlohmann::json& list, const nlohmann::json& name) {
+  for (const auto& entry : list)
+    if (entry.is_object() && entry.value("name", nlohmann::json()) == name) {
+      nlohmann::json chosen = entry;
+      chosen.erase("label");
+      return chosen;
+    }
+  return {{"name", name}};
+}
 
 void apply_override(nlohmann::json& scenario, const std::string& assignment) {
   const auto eq = assignment.find('=');

@@ -68,6 +68,9 @@ nlohmann::json read_scenario_json(const std::string& path);
 // ScenarioError naming the entries if none does); algorithm.name=X replaces the list by one algorithm (the list's
 // entry named X, with its parameters, if there is one).
 void apply_override(nlohmann::json& scenario, const std::string& assignment);
+// The algorithm named `name` as one scenario algorithm: the entry of that name in an algorithm list, with its
+// parameters and without its label, or {"name": name} if the list has none.
+nlohmann::json algorithm_entry_named(const nlohmann::json& list, const nlohmann::json& name);
 // The value of a --set or --vary: JSON if it parses, else the text as a string.
 nlohmann::json parse_override_value(const std::string& text);
 // Sets the field at a dotted path (creating objects on the way).

@@ -203,15 +203,6 @@ std::vector<SweepPoint> expand_sweep(const nlohmann::json& scenario, const Sweep
     names_varied = names_varied || std::find(s.fields.begin(), s.fields.end(), "algorithm.name") != s.fields.end();
   const bool listed = base.is_object() && base.contains("algorithm") && base["algorithm"].is_array();
   const nlohmann::json list_entries = listed ? base["algorithm"] : nlohmann::json::array();
-  auto entry_named = [&list_entries](const nlohmann::json& name) {
-    for (const auto& entry : list_entries)
-      if (entry.is_object() && entry.value("name", nlohmann::json()) == name) {
-        nlohmann::json chosen = entry;
-        chosen.erase("label");
-        return chosen;
-      }
-    return nlohmann::json{{"name", name}};
-  };
   if (listed && names_varied) base["algorithm"] = nlohmann::json::object();
   if (listed && !names_varied) {
     const auto& list = base["algorithm"];
@@ -239,7 +230,7 @@ std::vector<SweepPoint> expand_sweep(const nlohmann::json& scenario, const Sweep
       for (std::size_t k = 0; k < a.paths.size(); ++k)
         if (a.paths[k] == "algorithm.name") {
           a.paths[k] = "algorithm";
-          for (auto& row : a.values) row[k] = entry_named(row[k]);
+          for (auto& row : a.values) row[k] = algorithm_entry_named(list_entries, row[k]);
         }
     for (const auto& row : s.values) {
       std::vector<std::string> t;

@@ -182,15 +182,14 @@ void SimComm::charge_reduction(double logical_bytes, std::size_t /*real_values: 
   if (world_.reduce_Bps() > 0 && logical_bytes > 0) sg4::this_actor::sleep_for(logical_bytes / world_.reduce_Bps());
 }
 
-NativeCollectives* SimComm::native() { return world_.native_allreduce() != nullptr ? &native_ : nullptr; }
+NativeCollectives* SimComm::native() { return world_.native_allreduce() != nullptr ? this : nullptr; }
 
-bool SimComm::Native::allreduce_sum(std::vector<float>& data, const Group& group, double logical_bytes,
-                                    Channel channel) {
-  SimNativeAllreduce* impl = comm_.world_.native_allreduce();
+bool SimComm::allreduce_sum(std::vector<float>& data, const Group& group, double logical_bytes, Channel channel) {
+  SimNativeAllreduce* impl = world_.native_allreduce();
   if (impl == nullptr) return false;
-  const double t0 = comm_.now();
-  impl->allreduce_sum(comm_.rank_, data, group, logical_bytes, channel);
-  comm_.account_blocked(t0);
+  const double t0 = now();
+  impl->allreduce_sum(rank_, data, group, logical_bytes, channel);
+  account_blocked(t0);
   return true;
 }
 

@@ -7,7 +7,8 @@
 
 namespace quorum {
 
-class SimComm final : public Comm {
+// It is also its own NativeCollectives (the platform's measured MPI_Allreduce, when the platform has one).
+class SimComm final : public Comm, private NativeCollectives {
  public:
   SimComm(SimWorld& world, int rank) : world_(world), rank_(rank) {}
 
@@ -36,19 +37,11 @@ class SimComm final : public Comm {
 
  private:
   // The platform's measured MPI_Allreduce, for SyncAllreduce; its blocking counts as this agent's wait.
-  class Native final : public NativeCollectives {
-   public:
-    explicit Native(SimComm& comm) : comm_(comm) {}
-    bool allreduce_sum(std::vector<float>& data, const Group& group, double logical_bytes, Channel channel) override;
-
-   private:
-    SimComm& comm_;
-  };
+  bool allreduce_sum(std::vector<float>& data, const Group& group, double logical_bytes, Channel channel) override;
 
   void check_peer(int peer, const char* what) const;
   SimWorld& world_;
   int rank_;
-  Native native_{*this};
 };
 
 }  // namespace quorum

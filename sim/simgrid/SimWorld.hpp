@@ -5,10 +5,9 @@
 
 #include <cstdint>
 #include <string>
+#include <memory>
 #include <unordered_map>
 #include <vector>
-
-#include <memory>
 
 #include "algorithms/comm/Tag.hpp"
 #include "platforms/PlatformConfig.hpp"
@@ -20,16 +19,16 @@ namespace quorum {
 class SimWorld {
  public:
   SimWorld(std::vector<simgrid::s4u::Host*> hosts, const ComputeModel& compute, HostCosts costs = {})
-      : hosts_(std::move(hosts)), compute_(compute), costs_(costs) {
-    if (costs_.native_allreduce != nullptr && !costs_.native_allreduce->empty())
-      native_ = std::make_unique<SimNativeAllreduce>(*costs_.native_allreduce);
+      : hosts_(std::move(hosts)), compute_(compute), reduce_Bps_(costs.reduce_Bps) {
+    if (costs.native_allreduce != nullptr && !costs.native_allreduce->empty())
+      native_ = std::make_unique<SimNativeAllreduce>(*costs.native_allreduce);
   }
 
   int size() const { return static_cast<int>(hosts_.size()); }
   simgrid::s4u::Host* host(int rank) const { return hosts_[static_cast<std::size_t>(rank)]; }
   const ComputeModel& compute() const { return compute_; }
   // Bytes per second a rank sums (0: reductions cost no simulated time).
-  double reduce_Bps() const { return costs_.reduce_Bps; }
+  double reduce_Bps() const { return reduce_Bps_; }
   // The platform's measured native allreduce, or null (native allreduces then run as point-to-point algorithms).
   SimNativeAllreduce* native_allreduce() const { return native_.get(); }
 
@@ -43,7 +42,7 @@ class SimWorld {
  private:
   std::vector<simgrid::s4u::Host*> hosts_;
   const ComputeModel& compute_;
-  HostCosts costs_;
+  double reduce_Bps_;
   std::unique_ptr<SimNativeAllreduce> native_;
   std::unordered_map<std::uint64_t, simgrid::s4u::Mailbox*> mailboxes_;
 };

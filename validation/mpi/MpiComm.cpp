@@ -175,13 +175,12 @@ void MpiComm::charge_reduction(double logical_bytes, std::size_t real_values) {
   vec::add(std::span<float>(padding_sum_).first(n), std::span<const float>(padding_received_).first(n));
 }
 
-NativeCollectives* MpiComm::native() { return runtime_.native() ? &native_ : nullptr; }
+NativeCollectives* MpiComm::native() { return runtime_.native() ? this : nullptr; }
 
-bool MpiComm::Native::allreduce_sum(std::vector<float>& data, const Group& group, double logical_bytes,
-                                    Channel channel) {
-  NativeAllreduce* impl = comm_.runtime().native();
+bool MpiComm::allreduce_sum(std::vector<float>& data, const Group& group, double logical_bytes, Channel channel) {
+  NativeAllreduce* impl = runtime_.native();
   if (impl == nullptr) return false;
-  impl->allreduce_sum(comm_, data, group, logical_bytes, channel);
+  impl->allreduce_sum(*this, data, group, logical_bytes, channel);
   return true;
 }
 

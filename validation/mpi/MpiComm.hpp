@@ -10,7 +10,8 @@
 
 namespace quorum::mpi {
 
-class MpiComm final : public Comm {
+// It is also its own NativeCollectives (the rank's MPI_Allreduce or NCCL path, when the run uses one).
+class MpiComm final : public Comm, private NativeCollectives {
  public:
   MpiComm(RankRuntime& runtime, std::string agent);
 
@@ -44,21 +45,13 @@ class MpiComm final : public Comm {
   double do_compute(std::int64_t step, const std::function<void()>& math) override;
 
  private:
-  class Native final : public NativeCollectives {
-   public:
-    explicit Native(MpiComm& comm) : comm_(comm) {}
-    bool allreduce_sum(std::vector<float>& data, const Group& group, double logical_bytes, Channel channel) override;
-
-   private:
-    MpiComm& comm_;
-  };
+  bool allreduce_sum(std::vector<float>& data, const Group& group, double logical_bytes, Channel channel) override;
 
   void check_peer(int peer, const char* what) const;
   double wire_bytes(double logical_bytes) const;
 
   RankRuntime& runtime_;
   std::string agent_;
-  Native native_{*this};
   // Where charge_reduction sums the padding of received blocks: y += x over zeros, grown to the largest block.
   std::vector<float> padding_sum_, padding_received_;
 };
