@@ -5,7 +5,8 @@
 //      native allreduce off) and the partial ones with no skew (solo, majority, and the wait-avoiding group
 //      allreduce with S = 4), against MPI_Allreduce of the same bytes on the same ranks.
 // Every message carries its logical size on the wire (padding), as validation runs do; the reductions sum the
-// payload floats (a 1,024-float proxy vector), not the padding.
+// payload floats (a 1,024-float proxy vector) and then the padding (Comm::charge_reduction), as MPI_Allreduce sums
+// its whole vector.
 //
 //   scripts/mpirun-local -np 8 build/tests/bench/quorum_mpi_bench [--max-bytes 67108864] [--progress spin|sleep]
 //
