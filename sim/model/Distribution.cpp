@@ -267,15 +267,29 @@ Distribution parse_distribution(Fields& f, const std::string& base_dir, int worl
     // Measured durations: empirical resamples them, replay plays them back in order per rank.
     d.kind = kind == "empirical" ? Distribution::Kind::Empirical : Distribution::Kind::Replay;
     if (kind == "trace") f.set_resolved("kind", "replay");  // replay's former name
-    const std::string file = resolve_path(f.string("file", std::nullopt));
+    // file: one file, or a list of files, one per rank (Trace.hpp).
+    const bool file_list = f.raw("file").is_array();
+    std::vector<std::string> files;
+    if (file_list) {
+      f.mark_used("file");
+      const nlohmann::json& list = f.raw("file");
+      if (list.empty()) f.fail("file", "must name at least one file");
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        if (!list[i].is_string())
+          f.fail("file[" + std::to_string(i) + "]", "must be a string, got " + describe_json(list[i]));
+        files.push_back(resolve_path(list[i].get<std::string>()));
+      }
+    } else {
+      files.push_back(resolve_path(f.string("file", std::nullopt)));
+    }
     const std::string column = f.string("column", "");
     if (d.kind == Distribution::Kind::Empirical) d.per_rank = f.boolean("per_rank", false);
     try {
-      d.trace = std::make_shared<DurationTrace>(read_duration_trace(file, column));
+      d.trace = std::make_shared<DurationTrace>(read_duration_traces(files, column));
     } catch (const TraceError& e) {
-      f.fail("file", e.what());
+      f.fail(file_list ? "file[" + std::to_string(e.file_index()) + "]" : "file", e.what());
     }
-    f.set_resolved("file", file);
+    f.set_resolved("file", file_list ? nlohmann::json(files) : nlohmann::json(files.front()));
     f.set_resolved("measured", {{"durations", d.trace->size()},
                                 {"ranks", d.trace->has_ranks() ? nlohmann::json(d.trace->sequences()) : nlohmann::json()},
                                 {"mean_s", d.trace->mean()},

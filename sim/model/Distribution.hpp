@@ -10,15 +10,18 @@
 //   truncated_lognormal {mean_s, sd_s, min_s, max_s}         fitted: a (shifted) lognormal truncated to [min, max]
 //                                                            whose mean and sd match; the fit is recorded
 //   empirical           {file, column?, per_rank?}           resampled from measured durations (Trace.hpp: one
-//                                                            column, rank,step,duration, or quorum's iterations.csv);
-//                                                            per_rank: rank r draws only from the file's rank
-//                                                            (r mod ranks in file)
-//   replay              {file, column?}                      replayed in order per rank: from a file with ranks,
+//                                                            column, rank,step,duration, quorum's iterations.csv, or
+//                                                            a PyTorch profiler trace's ProfilerStep#N spans);
+//                                                            per_rank: rank r draws only from the trace's rank
+//                                                            (r mod ranks in the trace)
+//   replay              {file, column?}                      replayed in order per rank: from a trace with ranks,
 //                                                            rank r at step s gets the (s mod n)-th duration of the
-//                                                            file's rank (r mod ranks in file); from one sequence of
-//                                                            n durations, rank r of P starts at entry floor(r n / P)
-//                                                            and goes on in order (wrapping around). "trace" is
-//                                                            accepted as replay's former name.
+//                                                            trace's rank (r mod ranks in the trace); from one
+//                                                            sequence of n durations, rank r of P starts at entry
+//                                                            floor(r n / P) and goes on in order (wrapping around).
+//                                                            "trace" is accepted as replay's former name.
+// file is one file, or a list of files, one per rank (profiler traces, one per rank, are ordered by their own rank
+// when every one records it, else as listed); errors name the entry (file[1]).
 #include <cstdint>
 #include <limits>
 #include <memory>

@@ -1,6 +1,7 @@
 #include "sim/model/Fields.hpp"
 
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 
 namespace quorum {
@@ -164,6 +165,12 @@ void Fields::finish() const {
     for (const auto& k : used_) known += (known.empty() ? "" : ", ") + k;
     fail(key, "unknown field" + (known.empty() ? std::string() : "; known fields here: " + known));
   }
+}
+
+std::string resolve_scenario_path(const std::string& base_dir, const std::string& file) {
+  std::filesystem::path p(file);
+  if (p.is_relative() && !base_dir.empty()) p = std::filesystem::path(base_dir) / p;
+  return p.string();
 }
 
 }  // namespace quorum

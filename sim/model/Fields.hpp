@@ -63,4 +63,7 @@ class Fields {
 // Short description of a JSON value for error messages: type and value.
 std::string describe_json(const nlohmann::json& v);
 
+// A file named in a scenario: relative paths are relative to the scenario file's folder (base_dir).
+std::string resolve_scenario_path(const std::string& base_dir, const std::string& file);
+
 }  // namespace quorum

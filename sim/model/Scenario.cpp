@@ -6,153 +6,13 @@
 #include <fstream>
 
 #include "sim/model/Fields.hpp"
+#include "sim/model/PlatformCatalog.hpp"
 #include "sim/model/Sweep.hpp"
 #include "sim/model/WorkloadProfile.hpp"
 
 namespace quorum {
 
 namespace {
-
-std::string resolve_path(const std::string& base_dir, const std::string& file) {
-  std::filesystem::path p(file);
-  if (p.is_relative() && !base_dir.empty()) p = std::filesystem::path(base_dir) / p;
-  return p.string();
-}
-
-// A measured native allreduce: [{ranks, bytes, seconds}, ...], as `quorum calibrate` writes it.
-NativeAllreduceTable parse_native_table(Fields& f, const std::string& key) {
-  const nlohmann::json& list = f.raw(key);
-  if (!list.is_array()) f.fail(key, "must be a list of {ranks, bytes, seconds}");
-  std::vector<NativeAllreducePoint> points;
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    if (!list[i].is_object()) f.fail(key, "entry " + std::to_string(i) + " must be an object {ranks, bytes, seconds}");
-    Fields e(list[i], f.path_of(key) + "[" + std::to_string(i) + "]");
-    NativeAllreducePoint p;
-    p.ranks = static_cast<int>(e.integer("ranks", std::nullopt, 2, 1 << 20));
-    p.bytes = e.positive("bytes", std::nullopt);
-    p.seconds = e.positive("seconds", std::nullopt);
-    e.finish();
-    points.push_back(p);
-  }
-  try {
-    return NativeAllreduceTable(points);
-  } catch (const std::invalid_argument& e) {
-    f.fail(key, e.what());
-  }
-}
-
-PlatformConfig parse_platform(Fields& f, const std::string& base_dir, std::string& name) {
-  std::vector<std::string> names;
-  for (const auto& p : platform_catalog()) names.push_back(p.name);
-  name = f.string("name", std::nullopt, names);
-  if (name == "piz_daint") {
-    PizDaintConfig c;
-    c.nodes = static_cast<int>(f.integer("nodes", std::nullopt, 1, 8192));
-    c.link_bandwidth_Bps = f.positive("link_bandwidth_Bps", c.link_bandwidth_Bps);
-    c.link_latency_s = f.number("link_latency_s", c.link_latency_s, 0.0);
-    return c;
-  }
-  if (name == "maverick2") {
-    Maverick2Config c;
-    c.nodes = static_cast<int>(f.integer("nodes", std::nullopt, 1, Maverick2Config::kLeafPorts * 32));
-    c.gpus_per_node = static_cast<int>(f.integer("gpus_per_node", c.gpus_per_node, 1, 16));
-    c.ib_bandwidth_Bps = f.positive("ib_bandwidth_Bps", c.ib_bandwidth_Bps);
-    c.ib_latency_s = f.number("ib_latency_s", c.ib_latency_s, 0.0);
-    c.pcie_bandwidth_Bps = f.positive("pcie_bandwidth_Bps", c.pcie_bandwidth_Bps);
-    c.pcie_latency_s = f.number("pcie_latency_s", c.pcie_latency_s, 0.0);
-    return c;
-  }
-  if (name == "localhost") {
-    LocalhostConfig c;
-    c.ranks = static_cast<int>(f.integer("nodes", std::nullopt, 1, 4096));
-    if (f.has("calibration")) {
-      const std::string file = resolve_path(base_dir, f.string("calibration", std::nullopt));
-      std::ifstream in(file);
-      if (!in) f.fail("calibration", "cannot read calibration file '" + file + "' (write one with quorum calibrate)");
-      nlohmann::json cal;
-      try {
-        cal = nlohmann::json::parse(in);
-      } catch (const nlohmann::json::exception& e) {
-        f.fail("calibration", "'" + file + "' is not valid JSON: " + e.what());
-      }
-      Fields cf(cal, f.path_of("calibration") + "(" + file + ")");
-      c.latency_s = cf.number("latency_s", std::nullopt, 0.0);
-      c.bandwidth_Bps = cf.positive("bandwidth_Bps", std::nullopt);
-      if (cal.contains("aggregate_bandwidth_Bps"))
-        c.aggregate_bandwidth_Bps = cf.positive("aggregate_bandwidth_Bps", std::nullopt);
-      // Calibrations written before these were measured have neither: reductions free, native allreduce simulated.
-      if (cal.contains("reduce_Bps")) c.reduce_Bps = cf.positive("reduce_Bps", std::nullopt);
-      if (cal.contains("native_allreduce")) c.native_allreduce = parse_native_table(cf, "native_allreduce");
-      f.set_resolved("calibrated", {{"latency_s", c.latency_s},
-                                    {"bandwidth_Bps", c.bandwidth_Bps},
-                                    {"aggregate_bandwidth_Bps", c.aggregate_bandwidth_Bps},
-                                    {"reduce_Bps", c.reduce_Bps},
-                                    {"native_allreduce_points", c.native_allreduce.points().size()}});
-    } else {
-      c.latency_s = f.number("latency_s", c.latency_s, 0.0);
-      c.bandwidth_Bps = f.positive("bandwidth_Bps", c.bandwidth_Bps);
-      c.aggregate_bandwidth_Bps = f.number("aggregate_bandwidth_Bps", 0.0, 0.0);
-      c.reduce_Bps = f.number("reduce_Bps", 0.0, 0.0);
-      if (f.has("native_allreduce")) {
-        c.native_allreduce = parse_native_table(f, "native_allreduce");
-        f.mark_used("native_allreduce");
-        f.set_resolved("native_allreduce", f.raw("native_allreduce"));
-      }
-    }
-    return c;
-  }
-  if (name == "generic") {
-    GenericConfig c;
-    c.topology = f.string("topology", c.topology, {"cluster", "fat_tree", "dragonfly", "torus"});
-    c.nodes = static_cast<int>(f.integer("nodes", std::nullopt, 1, 65536));
-    c.bandwidth_Bps = f.positive("bandwidth_Bps", c.bandwidth_Bps);
-    c.latency_s = f.number("latency_s", c.latency_s, 0.0);
-    c.network_model = f.string("network_model", c.network_model, {"CM02", "LV08"});
-    std::int64_t capacity = c.nodes;
-    auto unsigned_list = [&f](const std::string& key, std::size_t n) {
-      auto v = f.integer_list(key, 1);
-      if (v.size() != n) f.fail(key, "must list " + std::to_string(n) + " values (one per level)");
-      return std::vector<unsigned>(v.begin(), v.end());
-    };
-    if (c.topology == "fat_tree") {
-      c.fat_tree_levels = static_cast<int>(f.integer("levels", 2, 1, 8));
-      const auto n = static_cast<std::size_t>(c.fat_tree_levels);
-      c.fat_tree_down = unsigned_list("down", n);
-      c.fat_tree_up = unsigned_list("up", n);
-      c.fat_tree_parallel = unsigned_list("parallel", n);
-      capacity = 1;
-      for (unsigned d : c.fat_tree_down) capacity *= d;
-    } else if (c.topology == "dragonfly") {
-      auto u = [&f](const std::string& key, std::int64_t fallback) {
-        return static_cast<unsigned>(f.integer(key, fallback, 1, 100000));
-      };
-      c.groups = u("groups", 1);
-      c.group_links = u("group_links", 1);
-      c.chassis = u("chassis", 1);
-      c.chassis_links = u("chassis_links", 1);
-      c.routers = u("routers", 4);
-      c.router_links = u("router_links", 1);
-      c.nodes_per_router = u("nodes_per_router", 4);
-      capacity = std::int64_t{c.groups} * c.chassis * c.routers * c.nodes_per_router;
-    } else if (c.topology == "torus") {
-      auto dims = f.integer_list("dimensions", 1);
-      c.torus_dimensions.assign(dims.begin(), dims.end());
-      capacity = 1;
-      for (auto d : dims) capacity *= d;
-    }
-    if (c.nodes > capacity)
-      f.fail("nodes", "the " + c.topology + " described has only " + std::to_string(capacity) + " leaves, but " +
-                          std::to_string(c.nodes) + " nodes were asked for");
-    return c;
-  }
-  // xml
-  XmlConfig c;
-  c.file = resolve_path(base_dir, f.string("file", std::nullopt));
-  if (!std::filesystem::is_regular_file(c.file)) f.fail("file", "cannot read SimGrid platform file '" + c.file + "'");
-  c.ranks = static_cast<int>(f.integer("nodes", std::nullopt, 1, 65536));
-  c.network_model = f.string("network_model", c.network_model, {"CM02", "LV08"});
-  return c;
-}
 
 void parse_algorithm(Fields& f, Scenario& s) {
   std::vector<std::string> names;
@@ -219,7 +79,7 @@ MathConfig parse_math(Fields& f, std::int64_t default_batch, const std::string& 
   m.sgd.weight_decay = f.number("weight_decay", 0.0, 0.0);
   m.eval_every = f.integer("eval_every", 0, 0);
   if (m.model == "softmax" || m.model == "mlp") {
-    m.dataset_dir = resolve_path(base_dir, f.string("dataset_dir", std::string(kDefaultFashionMnistDir)));
+    m.dataset_dir = resolve_scenario_path(base_dir, f.string("dataset_dir", std::string(kDefaultFashionMnistDir)));
     std::string why;
     if (!fashion_mnist_available(m.dataset_dir, &why))
       f.fail("dataset_dir", "Fashion-MNIST is not readable there (" + why +
@@ -236,17 +96,6 @@ MathConfig parse_math(Fields& f, std::int64_t default_batch, const std::string& 
 }
 
 }  // namespace
-
-const std::vector<PlatformInfo>& platform_catalog() {
-  static const std::vector<PlatformInfo> catalog = {
-      {"piz_daint", "CSCS Piz Daint: Cray XC50, one P100 per node, Aries dragonfly (up to 8,192 nodes)"},
-      {"maverick2", "TACC Maverick2 GTX: 4 GTX 1080 Ti per node on PCIe, one FDR InfiniBand link per node, fat tree"},
-      {"localhost", "this machine as calibrated by `quorum calibrate` (a star with measured latency and bandwidth)"},
-      {"generic", "cluster, fat_tree, dragonfly or torus from explicit parameters"},
-      {"xml", "a SimGrid XML platform file; ranks on its hosts in name order"},
-  };
-  return catalog;
-}
 
 RunSettings Scenario::run_settings() const {
   RunSettings r;
@@ -459,13 +308,6 @@ Scenario parse_scenario(const nlohmann::json& json, const std::string& base_dir)
   root.finish();
   s.resolved = root.resolved();
   return s;
-}
-
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
-  nlohmann::json json = read_scenario_json(path);
-  for (const auto& o : overrides) apply_override(json, o);
-  const auto dir = std::filesystem::path(path).parent_path().string();
-  return parse_scenario(json, dir);
 }
 
 }  // namespace quorum

@@ -55,12 +55,6 @@ struct Scenario {
   ComputeModel compute_model() const;
 };
 
-// One line per platform, for `quorum list`.
-struct PlatformInfo {
-  std::string name, description;
-};
-const std::vector<PlatformInfo>& platform_catalog();
-
 // Reads a scenario file as JSON (ScenarioError on unreadable or malformed JSON).
 nlohmann::json read_scenario_json(const std::string& path);
 // Applies "dotted.path=value" (value parsed as JSON, else taken as a string). On a scenario whose algorithm is a
@@ -75,8 +69,7 @@ nlohmann::json algorithm_entry_named(const nlohmann::json& list, const nlohmann:
 nlohmann::json parse_override_value(const std::string& text);
 // Sets the field at a dotted path (creating objects on the way).
 void set_field(nlohmann::json& scenario, const std::string& path, nlohmann::json value);
+// Parses one single-algorithm scenario (ScenarioLoader.hpp reads files, applies overrides and expands lists).
 Scenario parse_scenario(const nlohmann::json& scenario, const std::string& base_dir);
-// read + overrides + parse.
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides);
 
 }  // namespace quorum

@@ -1,7 +1,7 @@
 #pragma once
 // Sweeps: many runs of one scenario with some fields varied. An axis varies one field over a list of values, or
 // several fields together (zipped: the i-th values go together); the points are the cartesian product of the axes,
-// the first axis outermost. Backend-neutral: the CLI runs the points (sim/cli/SweepRunner), this file only says
+// the first axis outermost. Backend-neutral: the CLI runs the points (cli/SweepRunner), this file only says
 // what they are.
 //
 // A scenario may carry its sweep in a "sweep" block (the rest of the scenario is the base every point starts from):

@@ -4,6 +4,9 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <optional>
+
+#include "sim/model/KinetoTrace.hpp"
 
 namespace quorum {
 
@@ -41,8 +44,14 @@ struct CsvTable {
 };
 
 CsvTable read_csv(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw TraceError("cannot read trace file '" + path + "'");
+  if (in.get() == 0x1f && in.get() == 0x8b)
+    throw TraceError("trace file '" + path +
+                     "' is gzip-compressed but not JSON: only profiler traces (.json.gz) are read compressed; "
+                     "decompress a CSV first");
+  in.clear();
+  in.seekg(0);
   CsvTable t;
   std::string line;
   int number = 0;
@@ -143,7 +152,9 @@ DurationTrace DurationTrace::from_entries(std::vector<Entry> entries) {
   return t;
 }
 
-DurationTrace read_duration_trace(const std::string& path, const std::string& column) {
+namespace {
+
+DurationTrace read_csv_trace(const std::string& path, const std::string& column) {
   const CsvTable t = read_csv(path);
   const int dur_col = column_index(t, path, column);
   const int rank_col = find_column(t, "rank"), step_col = find_column(t, "step");
@@ -162,6 +173,61 @@ DurationTrace read_duration_trace(const std::string& path, const std::string& co
       throw TraceError(path + ":" + std::to_string(t.line_numbers[r]) + ": rank and step must be integers >= 0");
     entries.push_back({static_cast<std::int64_t>(rank), static_cast<std::int64_t>(step),
                        cell_as_duration(t, r, dur_col, path)});
+  }
+  return DurationTrace::from_entries(std::move(entries));
+}
+
+// One file's durations and, for a profiler trace that records it, its own rank.
+struct FileTrace {
+  DurationTrace trace;
+  std::optional<std::int64_t> rank;
+};
+
+FileTrace read_file_trace(const std::string& path, const std::string& column) {
+  if (!is_json_trace(path)) return {read_csv_trace(path, column), std::nullopt};
+  if (!column.empty())
+    throw TraceError("trace file '" + path + "' is a profiler trace (JSON): 'column' '" + column +
+                     "' applies to CSV files only");
+  ProfilerSteps steps = read_profiler_steps(path);
+  return {DurationTrace::from_sequence(std::move(steps.durations_s)), steps.rank};
+}
+
+}  // namespace
+
+DurationTrace read_duration_trace(const std::string& path, const std::string& column) {
+  return read_file_trace(path, column).trace;
+}
+
+DurationTrace read_duration_traces(const std::vector<std::string>& paths, const std::string& column) {
+  if (paths.empty()) throw TraceError("no trace file given");
+  std::vector<FileTrace> files;
+  files.reserve(paths.size());
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    try {
+      files.push_back(read_file_trace(paths[i], column));
+    } catch (const TraceError& e) {
+      throw TraceError(e.what(), i);
+    }
+    if (paths.size() > 1 && files.back().trace.has_ranks())
+      throw TraceError("trace file '" + paths[i] +
+                           "' holds several ranks (rank and step columns): with several files, each is one rank's "
+                           "sequence",
+                       i);
+  }
+  if (files.size() == 1) return std::move(files.front().trace);
+  // Ranks: the traces' own when every file records one (they must differ), else the order the files were given in.
+  const bool own_ranks = std::all_of(files.begin(), files.end(), [](const FileTrace& f) { return f.rank.has_value(); });
+  std::vector<DurationTrace::Entry> entries;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::int64_t rank = own_ranks ? *files[i].rank : static_cast<std::int64_t>(i);
+    for (std::size_t j = 0; j < i && own_ranks; ++j)
+      if (*files[j].rank == rank)
+        throw TraceError("trace files '" + paths[j] + "' and '" + paths[i] + "' both record rank " +
+                             std::to_string(rank) + " (distributedInfo.rank): give one file per rank",
+                         i);
+    const std::vector<double>& values = files[i].trace.all();
+    for (std::size_t s = 0; s < values.size(); ++s)
+      entries.push_back({rank, static_cast<std::int64_t>(s), values[s]});
   }
   return DurationTrace::from_entries(std::move(entries));
 }

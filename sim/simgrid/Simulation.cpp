@@ -1,11 +1,10 @@
 #include "sim/simgrid/Simulation.hpp"
 
-#include <algorithm>
 #include <chrono>
-#include <sstream>
+#include <span>
 
 #include "kernels/Trainer.hpp"
-#include "sim/model/FinalEvaluation.hpp"
+#include "sim/model/RunConclusion.hpp"
 
 namespace quorum {
 
@@ -38,26 +37,14 @@ SimulationOutput simulate(const Scenario& scenario) {
   });
   recorder->finish_progress();
 
-  const auto unfinished = recorder->unfinished_ranks();
-  if (!unfinished.empty()) {
-    std::ostringstream os;
-    os << "algorithm '" << scenario.algorithm << "' ended " << unfinished.size()
-       << " ranks before their last step (rank: last step):";
-    for (std::size_t i = 0; i < std::min<std::size_t>(unfinished.size(), 8); ++i)
-      os << " " << unfinished[i] << ": " << recorder->last_step_of(unfinished[i]);
-    throw SimulationError(os.str());
-  }
-
-  double sim_time = 0;
-  for (const auto& s : recorder->steps()) sim_time = std::max(sim_time, s.start_s + s.compute_s + s.comm_s);
-
   std::vector<std::span<const float>> finals;
   for (const auto& t : trainers) finals.emplace_back(t->params());
-  const FinalEvaluation evaluation = evaluate_run(*math, finals, *recorder);
-
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   SimulationOutput out;
-  out.summary = make_summary(scenario, *recorder, evaluation, sim_time, wall, "simgrid");
+  try {
+    out.summary = conclude_run(scenario, *recorder, *math, finals, wall_start, "simgrid");
+  } catch (const IncompleteRun& e) {
+    throw SimulationError(e.what());
+  }
   out.recorder = std::move(recorder);
   for (auto& t : trainers) out.final_params.push_back(std::move(t->params()));
   return out;

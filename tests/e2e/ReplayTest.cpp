@@ -1,14 +1,17 @@
 // Replay of measured runtimes end to end: a trace replayed in simulation reproduces its durations and statistics in
 // the simulated per-step compute times (iterations.csv), at the recorded scale and at a larger one; quorum's own
-// iterations.csv replays as it is; empirical resampling keeps the distribution; trace-stats reports it.
+// iterations.csv replays as it is; PyTorch profiler traces (one per rank) replay their ProfilerStep#N spans; empirical
+// resampling keeps the distribution; trace-stats reports it.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <random>
 #include <set>
 
@@ -146,6 +149,101 @@ TEST(Replay, OneColumnTraceIsSplitAmongTheRanks) {
   for (const auto& [key, d] : times) EXPECT_NEAR(d, measured[static_cast<std::size_t>(50 * key.first + key.second)], 1e-9);
   expect_same_statistics(values_of(times), measured);
   EXPECT_NE(run_cli("trace-stats " + dir + "/missing.csv").exit_code, 0);
+  fs::remove_all(dir);
+}
+
+// A PyTorch profiler trace of one rank as torch.profiler writes it: ProfilerStep#N spans (microseconds) for the
+// active steps of a schedule, among operator events, in the given file order.
+std::string kineto_trace_json(int rank, const std::vector<std::pair<int, double>>& steps_us) {
+  nlohmann::json events = nlohmann::json::array();
+  events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", 100 + rank}, {"args", {{"name", "python3"}}}});
+  for (const auto& [n, dur] : steps_us) {
+    events.push_back({{"ph", "X"}, {"cat", "cpu_op"}, {"name", "aten::conv2d"}, {"pid", 100 + rank},
+                      {"tid", 100 + rank}, {"ts", 1e6 * n + 10}, {"dur", dur / 3}});
+    events.push_back({{"ph", "X"}, {"cat", "user_annotation"}, {"name", "ProfilerStep#" + std::to_string(n)},
+                      {"pid", 100 + rank}, {"tid", 100 + rank}, {"ts", 1e6 * n}, {"dur", dur},
+                      {"args", {{"External id", n}}}});
+  }
+  return nlohmann::json{{"schemaVersion", 1},
+                        {"distributedInfo", {{"backend", "nccl"}, {"rank", rank}, {"world_size", 4}}},
+                        {"traceEvents", events}}
+      .dump();
+}
+
+TEST(Replay, ProfilerTracesReplayTheirStepTimes) {
+  const std::string dir = fresh_path("quorum-replay-kineto");
+  fs::create_directories(dir);
+  // 4 ranks x 30 profiled steps (ProfilerStep#5..#34, written in shuffled order), rank 3 persistently slower; one
+  // file gzip-compressed as tensorboard_trace_handler(use_gzip=True) writes it.
+  std::mt19937_64 gen(11);
+  std::lognormal_distribution<double> step_us(std::log(450000.0), 0.3);
+  std::map<std::pair<int, int>, double> trace;  // seconds by (rank, step index)
+  std::vector<std::string> files;
+  for (int rank : {2, 0, 3, 1}) {  // listed out of rank order: the traces' own rank decides
+    std::vector<std::pair<int, double>> steps;
+    for (int i = 0; i < 30; ++i) {
+      const double us = std::round(step_us(gen) * (rank == 3 ? 1.5 : 1.0) * 1000) / 1000;  // ns resolution
+      steps.emplace_back(5 + i, us);
+      trace[{rank, i}] = us / 1e6;
+    }
+    std::shuffle(steps.begin(), steps.end(), gen);
+    const std::string json = kineto_trace_json(rank, steps);
+    const std::string name = "rank" + std::to_string(rank) + ".pt.trace.json" + (rank == 1 ? ".gz" : "");
+    if (rank == 1) {
+      gzFile gz = gzopen((dir + "/" + name).c_str(), "wb");
+      ASSERT_NE(gz, nullptr);
+      gzwrite(gz, json.data(), static_cast<unsigned>(json.size()));
+      gzclose(gz);
+    } else {
+      std::ofstream(dir + "/" + name) << json;
+    }
+    files.push_back(name);
+  }
+
+  // One file per rank at the recorded scale: every rank and step gets its own profiled step time.
+  const auto replayed = compute_times(simulate(dir, {{"kind", "replay"}, {"file", files}}, 4, 30));
+  ASSERT_EQ(replayed.size(), trace.size());
+  for (const auto& [key, d] : trace) EXPECT_NEAR(replayed.at(key), d, 1e-8 * d);
+  expect_same_statistics(values_of(replayed), values_of(trace));
+
+  // One file alone is one sequence shared out among the ranks: 4 ranks x 30 steps replay rank 0's 30 steps 4 times.
+  const auto shared = compute_times(simulate(dir, {{"kind", "replay"}, {"file", "rank0.pt.trace.json"}}, 4, 30));
+  ASSERT_EQ(shared.size(), 120u);
+  std::vector<double> rank0;
+  for (int i = 0; i < 30; ++i) rank0.push_back(trace.at({0, i}));
+  const double rank0_mean = std::accumulate(rank0.begin(), rank0.end(), 0.0) / 30;
+  EXPECT_NEAR(describe_durations(values_of(shared)).mean, rank0_mean, 1e-8);
+  for (const auto& [key, d] : shared) EXPECT_NEAR(d, rank0[static_cast<std::size_t>(key.first * 30 / 4 + key.second) % 30], 1e-8 * d);
+
+  // A trace without step spans is refused, naming the list entry.
+  std::ofstream(dir + "/idle.json") << R"({"traceEvents": [{"ph": "X", "name": "aten::mm", "ts": 0, "dur": 5}]})";
+  const std::string bad = dir + "/bad.json";
+  std::ofstream(bad) << nlohmann::json{
+      {"platform", {{"name", "piz_daint"}, {"nodes", 2}}},
+      {"workload", {{"profile", "resnet50_p100"}, {"iterations", 5},
+                    {"compute", {{"kind", "replay"}, {"file", {"rank0.pt.trace.json", "idle.json"}}}}}},
+      {"algorithm", {{"name", "allreduce"}}}}.dump();
+  const auto refused = run_cli("run " + bad + " --quiet --out " + fresh_path("quorum-replay-kineto-bad"));
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("workload.compute.file[1]"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("no ProfilerStep#N spans"), std::string::npos) << refused.err;
+
+  // trace-stats reads the same numbers, from the files as from the scenario.
+  std::string args;
+  for (const std::string& f : files) args += " " + dir + "/" + f;
+  const auto stats = run_cli("trace-stats" + args + " --per-rank");
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  char expected[64];
+  std::snprintf(expected, sizeof expected, "mean    %.6g s", describe_durations(values_of(trace)).mean);
+  EXPECT_NE(stats.out.find(expected), std::string::npos) << stats.out;
+  EXPECT_NE(stats.out.find("count   120"), std::string::npos) << stats.out;
+  EXPECT_NE(stats.out.find("4 ranks (one file per rank)"), std::string::npos) << stats.out;
+  const auto one = run_cli("trace-stats " + dir + "/rank0.pt.trace.json");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  std::snprintf(expected, sizeof expected, "mean    %.6g s", rank0_mean);
+  EXPECT_NE(one.out.find(expected), std::string::npos) << one.out;
+  EXPECT_NE(one.out.find("count   30"), std::string::npos) << one.out;
+  EXPECT_NE(one.out.find("one sequence"), std::string::npos) << one.out;
   fs::remove_all(dir);
 }
 

@@ -112,6 +112,23 @@ TEST(RunCommand, BadInputNamesTheFieldAndWritesNothing) {
   std::filesystem::remove(bad);
 }
 
+// The README's overrides on the default scenario, whose algorithm is a list: by index, and on every entry that
+// takes the field (local SGD takes tau, Allreduce-SGD does not and is left alone).
+TEST(RunCommand, OverridesAddressTheDefaultScenariosAlgorithmList) {
+  for (const std::string set : {"algorithm[1].tau=5", "algorithm.tau=5"}) {
+    SCOPED_TRACE(set);
+    const std::string out = fresh_path("quorum-list-override");
+    const auto r = run_cli("run scenarios/quickstart.json --quiet --set math.model=none --set workload.iterations=10 "
+                           "--set " + set + " --out " + out);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto local = read_json(out + "/local_sgd/summary.json");
+    EXPECT_EQ(local["scenario"]["algorithm"]["tau"], 5) << local["scenario"]["algorithm"];
+    const auto allreduce = read_json(out + "/allreduce/summary.json");
+    EXPECT_FALSE(allreduce["scenario"]["algorithm"].contains("tau"));
+    std::filesystem::remove_all(out);
+  }
+}
+
 TEST(RunCommand, ListShowsEverySectionWithDescriptions) {
   const auto r = run_cli("list");
   ASSERT_EQ(r.exit_code, 0);

@@ -228,6 +228,27 @@ TEST(SweepCommand, AFailingPointIsRecordedAndTheOthersFinish) {
   fs::remove_all(out);
 }
 
+// Varying algorithm.name on a scenario that lists algorithms replaces the list (issue: it used to cross the names
+// with the list's labels, running 12 points of which 3 failed and some were mislabelled).
+TEST(SweepCommand, VaryingTheAlgorithmNameOfAListGivesOnePointPerNameAndSize) {
+  const std::string out = fresh_path("quorum-sweep-names");
+  const auto r = run_cli("sweep scenarios/quickstart.json --vary algorithm.name=allreduce,local_sgd "
+                         "--vary platform.nodes=4,8,16 --set math.model=none --set workload.iterations=5 --quiet "
+                         "-j 2 --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Csv csv = read_csv(out + "/sweep.csv");
+  ASSERT_EQ(csv.rows.size(), 6u);
+  std::map<std::string, int> per_algorithm;
+  for (const auto& row : csv.rows) {
+    EXPECT_EQ(row.at("status"), "ok") << row.at("error");
+    EXPECT_EQ(row.at("algorithm.name"), row.at("algorithm"));
+    ++per_algorithm[row.at("algorithm")];
+  }
+  EXPECT_EQ(per_algorithm["allreduce"], 3);
+  EXPECT_EQ(per_algorithm["local_sgd"], 3);
+  fs::remove_all(out);
+}
+
 TEST(SweepCommand, ShardsRunTheirSliceAndCollectMergesThem) {
   const std::string out = fresh_path("quorum-sweep-shards");
   const std::string args = small_sweep(50) + " --quiet --out " + out;

@@ -72,6 +72,12 @@ std::string MpiEnvironment::processor_name() {
   return std::string(name, static_cast<std::size_t>(len));
 }
 
+bool all_ranks_agree(bool mine) {
+  int in = mine ? 1 : 0, out = 0;
+  check(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce (agreement)");
+  return out == 1;
+}
+
 void abort_job(const std::string& message, int exit_code) {
   mark_aborting();
   std::fprintf(stderr, "%s\n", message.c_str());

@@ -24,6 +24,10 @@ class MpiEnvironment {
   int rank_ = 0, size_ = 1;
 };
 
+// Collective over MPI_COMM_WORLD: whether every rank passed true. Ranks that may disagree (a file readable on one
+// node and not another) agree on this before going on, so that none is left waiting for the others.
+bool all_ranks_agree(bool mine);
+
 // Ends the whole job (every rank) after printing message on stderr; used when a rank cannot go on and the others
 // would otherwise wait for it forever.
 [[noreturn]] void abort_job(const std::string& message, int exit_code);

@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "kernels/Trainer.hpp"
-#include "sim/model/FinalEvaluation.hpp"
 #include "sim/model/Results.hpp"
+#include "sim/model/RunConclusion.hpp"
 #include "validation/gpu/GpuSupport.hpp"
 #include "validation/mpi/FatalSignals.hpp"
 #include "validation/mpi/MpiAllreduce.hpp"
@@ -54,12 +54,6 @@ void check_job_fits(const Scenario& s, int world_size) {
                         "the scenario has " + std::to_string(s.ranks) + " ranks but the MPI job has " +
                             std::to_string(world_size) + " (run it with mpirun -np " + std::to_string(s.ranks) +
                             ", or --set platform.nodes=" + std::to_string(world_size) + ")");
-}
-
-bool all_agree(bool mine) {
-  int in = mine ? 1 : 0, out = 0;
-  check(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce (agreement)");
-  return out == 1;
 }
 
 nlohmann::json compute_stats_json(const ComputeStats& c) {
@@ -122,7 +116,7 @@ MpiRunOutput run_scenario_mpi(const Scenario& scenario, const std::string& out_d
   check_job_fits(scenario, world_size);
   if (scenario.mpi.gpu()) {
     const gpu::GpuProbe probe = gpu::probe();
-    if (!all_agree(probe.usable()))
+    if (!all_ranks_agree(probe.usable()))
       throw ScenarioError("mpi.device", "gpu was asked for, but " +
                                             (probe.usable() ? std::string("another rank has no usable CUDA device")
                                                             : probe.reason) +
@@ -221,30 +215,14 @@ MpiRunOutput run_scenario_mpi(const Scenario& scenario, const std::string& out_d
     merged.set_service_ranks(service_ranks);
     std::vector<nlohmann::json> backends;
     for (const auto& r : records) backends.push_back(merge_rank_record(r, merged, out.final_params));
-    const auto unfinished = merged.unfinished_ranks();
-    if (!unfinished.empty()) {
-      std::ostringstream os;
-      os << "algorithm '" << scenario.algorithm << "' ended " << unfinished.size()
-         << " ranks before their last step (rank: last step):";
-      for (std::size_t i = 0; i < std::min<std::size_t>(unfinished.size(), 8); ++i)
-        os << " " << unfinished[i] << ": " << merged.last_step_of(unfinished[i]);
-      failure = os.str();
-    } else {
-      double measured = 0;
-      for (const auto& s : merged.steps()) measured = std::max(measured, s.start_s + s.compute_s + s.comm_s);
-      std::vector<std::span<const float>> finals;
-      for (const auto& p : out.final_params) finals.emplace_back(p);
-      const FinalEvaluation evaluation = evaluate_run(*math, finals, merged);
-      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-      out.summary = make_summary(scenario, merged, evaluation, measured, wall, "mpi");
+    std::vector<std::span<const float>> finals;
+    for (const auto& p : out.final_params) finals.emplace_back(p);
+    try {
+      out.summary = conclude_run(scenario, merged, *math, finals, wall_start, "mpi");
       out.summary["mpi"] = backend_summary(scenario, backends, native_stats);
-      if (!out_dir.empty()) {
-        if (scenario.write_final_params) {
-          std::filesystem::create_directories(out_dir);
-          write_final_params(out_dir + "/final_params.json", out.final_params);
-        }
-        write_results(out_dir, out.summary, merged, scenario.write_iterations_csv);
-      }
+      if (!out_dir.empty()) write_run_directory(out_dir, scenario, out.summary, merged, out.final_params);
+    } catch (const IncompleteRun& e) {
+      failure = e.what();
     }
   } catch (const std::exception& e) {
     failure = std::string("writing the results: ") + e.what();

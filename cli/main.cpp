@@ -3,9 +3,9 @@
 
 #include <iostream>
 
-#include "sim/cli/Commands.hpp"
+#include "cli/Commands.hpp"
 #ifdef QUORUM_HAVE_MPI
-#include "validation/cli/MpiCommands.hpp"
+#include "cli/MpiCommands.hpp"
 #endif
 #include "sim/model/Version.hpp"
 

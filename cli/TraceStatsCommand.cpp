@@ -1,13 +1,15 @@
-// quorum trace-stats FILE [--column NAME] [--per-rank] [--bins N]: what a file of measured durations holds, before
-// it is replayed or resampled (workload.compute kinds replay and empirical).
+// quorum trace-stats FILE... [--column NAME] [--per-rank] [--bins N]: what a trace of measured durations holds (a CSV
+// or a PyTorch profiler trace; several files are one per rank), before it is replayed or resampled
+// (workload.compute kinds replay and empirical).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
-#include "sim/cli/Commands.hpp"
+#include "cli/Commands.hpp"
 #include "sim/model/Trace.hpp"
 
 namespace quorum::cli {
@@ -15,7 +17,7 @@ namespace quorum::cli {
 namespace {
 
 struct TraceStatsOptions {
-  std::string file;
+  std::vector<std::string> files;
   std::string column;
   bool per_rank = false;
   int bins = 20;
@@ -58,15 +60,18 @@ void print_histogram(const std::vector<double>& values, const DurationStats& s, 
 int trace_stats(const TraceStatsOptions& o) {
   DurationTrace trace;
   try {
-    trace = read_duration_trace(o.file, o.column);
+    trace = read_duration_traces(o.files, o.column);
   } catch (const TraceError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;
   }
   const DurationStats all = describe_durations(trace.all());
-  std::printf("%s: %zu durations, %s\n", o.file.c_str(), trace.size(),
-              trace.has_ranks() ? (std::to_string(trace.sequences()) + " ranks (rank, step columns)").c_str()
-                                : "one sequence");
+  std::string names;
+  for (const std::string& f : o.files) names += (names.empty() ? "" : ", ") + f;
+  const std::string layout = !trace.has_ranks()    ? "one sequence"
+                             : o.files.size() > 1 ? std::to_string(trace.sequences()) + " ranks (one file per rank)"
+                                                  : std::to_string(trace.sequences()) + " ranks (rank, step columns)";
+  std::printf("%s: %zu durations, %s\n", names.c_str(), trace.size(), layout.c_str());
   print_stats(all);
   if (o.per_rank && trace.has_ranks()) {
     std::printf("per rank:\n  %6s %8s %10s %10s %10s %10s %10s\n", "rank", "count", "min", "median", "mean", "max",
@@ -86,12 +91,16 @@ int trace_stats(const TraceStatsOptions& o) {
 void add_trace_stats_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<TraceStatsOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "trace-stats", "Count, min, median, mean, max, sd and a histogram of a file of measured durations (one column, "
-                     "rank,step,duration, or an iterations.csv)");
-  cmd->add_option("file", options->file, "CSV file of durations in seconds")->required()->check(CLI::ExistingFile);
+      "trace-stats", "Count, min, median, mean, max, sd and a histogram of measured durations (a CSV: one column, "
+                     "rank,step,duration, or an iterations.csv; or PyTorch profiler traces' ProfilerStep#N spans)");
+  cmd->add_option("file", options->files,
+                  "CSV file of durations in seconds, or PyTorch profiler trace (.json, .json.gz); several files are "
+                  "one per rank")
+      ->required()
+      ->check(CLI::ExistingFile);
   cmd->add_option("--column", options->column, "the duration column (default: duration, duration_s, compute_s, "
                                                "seconds, or the only column)");
-  cmd->add_flag("--per-rank", options->per_rank, "also one line per rank (files with rank and step columns)");
+  cmd->add_flag("--per-rank", options->per_rank, "also one line per rank (rank and step columns, or several files)");
   cmd->add_option("--bins", options->bins, "histogram bins")->check(CLI::Range(1, 1000));
   cmd->add_option("--width", options->width, "histogram bar width in characters")->check(CLI::Range(1, 500));
   cmd->callback([options, &exit_code] { exit_code = trace_stats(*options); });

@@ -5,13 +5,13 @@
 #include <iostream>
 #include <memory>
 
-#include "sim/cli/Commands.hpp"
-#include "sim/cli/ScenarioRunner.hpp"
+#include "cli/Commands.hpp"
+#include "cli/ScenarioRunner.hpp"
 #include "sim/model/Results.hpp"
 #include "sim/simgrid/ChildProcess.hpp"
 #include "sim/simgrid/Simulation.hpp"
 #ifdef QUORUM_HAVE_MPI
-#include "validation/cli/MpiCommands.hpp"
+#include "cli/MpiCommands.hpp"
 #endif
 
 namespace quorum::cli {
@@ -28,53 +28,42 @@ struct RunOptions {
 };
 
 int run(const RunOptions& o) {
-  std::vector<ScenarioVariant> variants;
-  std::vector<Scenario> scenarios;
+  std::vector<ScenarioRun> runs;
   try {
-    nlohmann::json json = read_scenario_json(o.scenario);
-    if (json.is_object() && json.contains("sweep") && !o.quiet)
+    std::vector<std::string> sets = o.sets;
+    for (auto& a : trace_assignments(o.trace)) sets.push_back(std::move(a));
+    const ScenarioDocument doc = read_scenario_document(o.scenario, sets);
+    if (doc.json.is_object() && doc.json.contains("sweep") && !o.quiet)
       std::cerr << "[quorum] " << o.scenario << " has a sweep block: `quorum run` runs its base scenario; "
                 << "`quorum sweep` runs the sweep\n";
-    apply_overrides(json, o.sets);
-    apply_overrides(json, trace_assignments(o.trace));
-    variants = expand_algorithms(json);
-    const std::string base_dir = std::filesystem::path(o.scenario).parent_path().string();
-    for (std::size_t i = 0; i < variants.size(); ++i) {
-      try {
-        scenarios.push_back(parse_scenario(variants[i].json, base_dir));
-      } catch (const ScenarioError& e) {
-        // In a list, say which entry: `--set algorithm.tau=5` reaches every entry, and not all of them have a tau.
-        if (variants.size() == 1 || e.field().rfind("algorithm.", 0) != 0) throw;
-        throw ScenarioError("algorithm[" + std::to_string(i) + "]" + e.field().substr(std::string("algorithm").size()),
-                            e.message() + " (the entry labelled '" + variants[i].label + "')");
-      }
-      if (o.quiet) scenarios.back().progress = false;
-    }
+    runs = parse_variants(expand_algorithms(doc.json), doc.base_dir);
+    for (auto& r : runs)
+      if (o.quiet) r.scenario.progress = false;
   } catch (const ScenarioError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;
   }
-  const std::string out = o.out.empty() ? "results/" + scenarios.front().name : o.out;
+  const std::string out = o.out.empty() ? "results/" + runs.front().scenario.name : o.out;
 
   std::vector<std::string> labels;
   std::vector<nlohmann::json> summaries;
   int status = kExitOk;
-  if (scenarios.size() == 1) {
+  if (runs.size() == 1) {
     try {
-      summaries.push_back(simulate_to_dir(scenarios.front(), out));
-      labels.push_back(variants.front().label);
+      summaries.push_back(simulate_to_dir(runs.front().scenario, out));
+      labels.push_back(runs.front().label);
     } catch (const SimulationError& e) {
       std::cerr << "error: simulation failed: " << e.what() << "\n";
       return kExitRunFailed;
     }
   } else {
     // One process per algorithm: SimGrid runs one engine per process.
-    for (std::size_t i = 0; i < scenarios.size(); ++i) {
-      const std::string dir = out + "/" + variants[i].label;
-      if (!o.quiet) std::cerr << "[quorum] running " << variants[i].label << " -> " << dir << "\n";
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const std::string dir = out + "/" + runs[i].label;
+      if (!o.quiet) std::cerr << "[quorum] running " << runs[i].label << " -> " << dir << "\n";
       const ChildResult child = run_in_child([&] {
         try {
-          simulate_to_dir(scenarios[i], dir);
+          simulate_to_dir(runs[i].scenario, dir);
           return kExitOk;
         } catch (const SimulationError& e) {
           report_error(std::string("simulation failed: ") + e.what());
@@ -82,7 +71,7 @@ int run(const RunOptions& o) {
         }
       });
       if (child.exit_code != kExitOk) {
-        std::cerr << "error: " << variants[i].label << ": "
+        std::cerr << "error: " << runs[i].label << ": "
                   << (child.error_text.empty() ? "child process failed (signal " + std::to_string(child.signal) + ")"
                                                : child.error_text)
                   << "\n";
@@ -91,19 +80,19 @@ int run(const RunOptions& o) {
       }
       std::ifstream in(dir + "/summary.json");
       summaries.push_back(nlohmann::json::parse(in));
-      labels.push_back(variants[i].label);
+      labels.push_back(runs[i].label);
     }
-    if (!summaries.empty()) write_file_atomic(out + "/comparison.csv", format_summary_csv(labels, summaries));
+    if (!summaries.empty()) write_file_atomic(out + "/comparison.csv", format_results_csv(labels, summaries));
   }
 
-  const Scenario& s = scenarios.front();
+  const Scenario& s = runs.front().scenario;
   std::cout << s.name << ": " << s.ranks << " ranks on " << s.platform_name << ", workload " << s.workload_profile
             << ", imbalance " << s.imbalance.kind << ", " << s.iterations << " iterations";
   if (s.math.enabled()) std::cout << ", proxy " << s.math.model;
-  std::cout << "\n" << format_summary_table(labels, summaries);
-  std::cout << "results: " << out << (scenarios.size() > 1 ? "/<algorithm>/" : "/")
+  std::cout << "\n" << format_results_table(labels, summaries);
+  std::cout << "results: " << out << (runs.size() > 1 ? "/<algorithm>/" : "/")
             << " (summary.json, iterations.csv" << (s.trace.enabled ? ", trace.json" : "")
-            << (scenarios.size() > 1 ? "; comparison.csv in " + out : "") << ")\n";
+            << (runs.size() > 1 ? "; comparison.csv in " + out : "") << ")\n";
   return status;
 }
 

@@ -8,10 +8,10 @@
 #include <set>
 #include <thread>
 
-#include "sim/cli/Commands.hpp"
-#include "sim/cli/ScenarioRunner.hpp"
-#include "sim/cli/SweepMpi.hpp"
-#include "sim/cli/SweepRunner.hpp"
+#include "cli/Commands.hpp"
+#include "cli/ScenarioRunner.hpp"
+#include "cli/SweepMpi.hpp"
+#include "cli/SweepRunner.hpp"
 #include "sim/model/Results.hpp"
 #include "sim/model/Sweep.hpp"
 #include "sim/model/SweepResults.hpp"
@@ -67,14 +67,15 @@ struct SweepDefinition {
 
 SweepDefinition define_sweep(const SweepOptions& o) {
   SweepDefinition d;
-  d.base = read_scenario_json(o.scenario);
-  apply_overrides(d.base, o.sets);
-  apply_overrides(d.base, trace_assignments(o.trace));
+  std::vector<std::string> sets = o.sets;
+  for (auto& a : trace_assignments(o.trace)) sets.push_back(std::move(a));
+  ScenarioDocument doc = read_scenario_document(o.scenario, sets);
+  d.base = std::move(doc.json);
+  d.base_dir = std::move(doc.base_dir);
   if (d.base.is_object() && d.base.contains("sweep")) d.spec = parse_sweep_block(d.base["sweep"], vary_order(o.scenario));
   for (const auto& v : o.vary) add_axis(d.spec, parse_vary_option(v));
   for (const auto& z : o.zip) zip_axes(d.spec, split_commas(z), "--zip " + z);
   d.points = expand_sweep(d.base, d.spec);
-  d.base_dir = fs::path(o.scenario).parent_path().string();
   const std::string name = d.base.is_object() && d.base.contains("name") && d.base["name"].is_string()
                                ? d.base["name"].get<std::string>()
                                : std::string("scenario");

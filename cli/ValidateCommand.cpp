@@ -15,13 +15,14 @@
 #include <memory>
 #include <sstream>
 
-#include "sim/cli/Commands.hpp"
-#include "sim/cli/ScenarioRunner.hpp"
+#include "cli/Commands.hpp"
+#include "cli/MpiCommands.hpp"
+#include "cli/ScenarioRunner.hpp"
 #include "sim/model/Results.hpp"
+#include "sim/model/ScenarioLoader.hpp"
 #include "sim/model/Version.hpp"
 #include "sim/simgrid/ChildProcess.hpp"
 #include "sim/simgrid/Simulation.hpp"
-#include "validation/cli/MpiCommands.hpp"
 #include "validation/validate/Comparison.hpp"
 #include "validation/validate/Launcher.hpp"
 
@@ -81,24 +82,19 @@ nlohmann::json read_json(const std::string& path) {
 int validate_command(const ValidateOptions& o) {
   namespace fs = std::filesystem;
   // Read and check the scenario and every variant on the platform they will be predicted on.
-  std::vector<ScenarioVariant> variants;
-  nlohmann::json base;
-  const std::string base_dir = fs::path(o.scenario).parent_path().string();
-  std::string out = o.out;
   nlohmann::json platform = {{"name", "localhost"}, {"nodes", o.np}};
+  std::vector<ScenarioRun> variants;
+  std::string out = o.out;
   try {
-    base = read_scenario_json(o.scenario);
-    apply_overrides(base, o.sets);
-    variants = expand_algorithms(base);
-    for (auto& v : variants) {
-      v.json["platform"] = platform;
-      const Scenario s = parse_scenario(v.json, base_dir);
-      if (out.empty()) out = "results/" + s.name + "-validation";
-    }
+    std::vector<std::string> sets = o.sets;
+    sets.push_back("platform=" + platform.dump());
+    variants = load_scenario_runs(o.scenario, sets);
+    if (out.empty()) out = "results/" + variants.front().scenario.name + "-validation";
   } catch (const ScenarioError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;
   }
+  const std::string base_dir = fs::path(o.scenario).parent_path().string();
   fs::create_directories(out);
   out = fs::absolute(out).string();
   const std::string scenario_path = fs::absolute(o.scenario).string();
@@ -213,7 +209,7 @@ int validate_command(const ValidateOptions& o) {
   write_file_atomic(out + "/validation.json", result.dump(2) + "\n");
 
   std::printf("validation of %s on %d ranks (calibrated: latency %.1f us, bandwidth %.2f GB/s)\n",
-              base.value("name", std::string("scenario")).c_str(), o.np,
+              variants.front().scenario.name.c_str(), o.np,
               calibrated.value("latency_s", 0.0) * 1e6, calibrated.value("bandwidth_Bps", 0.0) * 1e-9);
   std::cout << validation::format_validation_table(rows);
   std::cout << "results: " << out << "/validation.json (runs in " << out << "/<algorithm>/{measured,predicted})\n";

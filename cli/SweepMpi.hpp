@@ -6,6 +6,10 @@
 #include <string>
 #include <vector>
 
+namespace quorum::mpi {
+class MpiEnvironment;
+}
+
 namespace quorum::cli {
 
 class MpiSweepSession {
@@ -27,6 +31,7 @@ class MpiSweepSession {
   int broadcast_status(int status);
 
  private:
+  std::shared_ptr<mpi::MpiEnvironment> environment_;  // shared: its deleter is bound where the type is complete
   int rank_ = 0, size_ = 1;
 };
 

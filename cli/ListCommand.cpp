@@ -6,7 +6,8 @@
 
 #include "algorithms/Algorithm.hpp"
 #include "kernels/MathSetup.hpp"
-#include "sim/cli/Commands.hpp"
+#include "cli/Commands.hpp"
+#include "sim/model/PlatformCatalog.hpp"
 #include "sim/model/Scenario.hpp"
 #include "sim/model/StragglerModel.hpp"
 #include "sim/model/WorkloadProfile.hpp"
@@ -47,7 +48,12 @@ int list(const std::string& what) {
   const bool all = what.empty();
   if (all || what == "platforms") {
     std::cout << "platforms (platform.name):\n";
-    for (const auto& p : platform_catalog()) print_entry(p.name, p.description);
+    for (const auto& p : platform_catalog()) {
+      print_entry(p.name, p.description);
+      for (const auto& f : p.fields)
+        std::cout << "      " << std::left << std::setw(24) << f.name << " " << f.description << " ("
+                  << describe_platform_field(f) << ")\n";
+    }
   }
   if (all || what == "profiles") {
     std::cout << "workload profiles (workload.profile):\n";

@@ -1,4 +1,4 @@
-#include "sim/cli/SweepMpi.hpp"
+#include "cli/SweepMpi.hpp"
 
 #include <chrono>
 #include <exception>
@@ -7,6 +7,8 @@
 
 #ifdef QUORUM_HAVE_MPI
 #include <mpi.h>
+
+#include "validation/mpi/MpiEnvironment.hpp"
 #endif
 
 namespace quorum::cli {
@@ -27,21 +29,15 @@ void wait_politely(MPI_Request& request) {
 
 bool MpiSweepSession::available() { return true; }
 
-MpiSweepSession::MpiSweepSession() {
-  int initialised = 0;
-  MPI_Initialized(&initialised);
-  if (!initialised) MPI_Init(nullptr, nullptr);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+// Through MpiEnvironment, as every MPI command: it refuses to start when MPI_* resolves to SimGrid's SMPI.
+MpiSweepSession::MpiSweepSession() : environment_(std::make_shared<mpi::MpiEnvironment>(nullptr, nullptr)) {
+  rank_ = environment_->rank();
+  size_ = environment_->size();
 }
 
 MpiSweepSession::~MpiSweepSession() {
-  int finalised = 0;
-  MPI_Finalized(&finalised);
-  if (finalised) return;
   // Leaving because of an error: the other ranks wait in a collective and MPI_Finalize would never return.
   if (std::uncaught_exceptions() > 0) MPI_Abort(MPI_COMM_WORLD, 1);
-  MPI_Finalize();
 }
 
 std::vector<std::string> MpiSweepSession::gather_to_root(const std::string& mine) {

@@ -1,4 +1,4 @@
-#include "sim/cli/SweepRunner.hpp"
+#include "cli/SweepRunner.hpp"
 
 #include <unistd.h>
 
@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "sim/cli/Commands.hpp"
-#include "sim/cli/ScenarioRunner.hpp"
+#include "cli/Commands.hpp"
+#include "cli/ScenarioRunner.hpp"
 #include "sim/simgrid/ChildProcess.hpp"
 #include "sim/simgrid/RankRunner.hpp"
 

@@ -6,11 +6,11 @@
 #include <iostream>
 #include <memory>
 
-#include "sim/cli/Commands.hpp"
-#include "sim/cli/ScenarioRunner.hpp"
+#include "cli/Commands.hpp"
+#include "cli/MpiCommands.hpp"
 #include "sim/model/Results.hpp"
+#include "sim/model/ScenarioLoader.hpp"
 #include "validation/calibrate/Calibration.hpp"
-#include "validation/cli/MpiCommands.hpp"
 #include "validation/mpi/MpiEnvironment.hpp"
 
 namespace quorum::cli {
@@ -43,11 +43,7 @@ int calibrate_command(const CalibrateOptions& o) {
   }
   if (!o.scenario.empty()) {
     try {
-      nlohmann::json json = read_scenario_json(o.scenario);
-      apply_overrides(json, o.sets);
-      const auto variants = expand_algorithms(json);
-      const Scenario s =
-          parse_scenario(variants.front().json, std::filesystem::path(o.scenario).parent_path().string());
+      const Scenario s = load_scenario_runs(o.scenario, o.sets).front().scenario;
       if (s.math.enabled()) options.proxy = s.math;
       options.seed = s.seed;
       // The native allreduce at the scenario's own model size, so the prediction interpolates rather than
