@@ -101,7 +101,7 @@ int run(const RunOptions& o) {
 void add_run_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand("run", "Simulate a scenario; write summary.json and iterations.csv");
-  cmd->add_option("scenario", options->scenario, "scenario JSON file (see README: Scenario files)")
+  cmd->add_option("scenario", options->scenario, "scenario JSON file (see scenarios/README.md)")
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("--set", options->sets, "override a field by its dotted path, e.g. --set platform.nodes=256")
@@ -110,7 +110,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--quiet", options->quiet, "no progress on stderr");
   add_trace_options(*cmd, options->trace);
   cmd->add_option("--backend", options->backend,
-                  "simgrid: simulate (default); mpi: run for real under mpirun (see README: Real runs on MPI)")
+                  "simgrid: simulate (default); mpi: run for real under mpirun (see validation/README.md)")
       ->check(CLI::IsMember({"simgrid", "mpi"}));
   cmd->callback([options, &exit_code] {
     if (options->backend == "mpi") {

@@ -1,5 +1,6 @@
 #include "kernels/MathSetup.hpp"
 
+#include <mutex>
 #include <numeric>
 #include <stdexcept>
 
@@ -9,6 +10,28 @@
 #include "kernels/random/SeedStream.hpp"
 
 namespace quorum {
+
+// The last partition made, and for how many ranks.
+struct PartitionCache {
+  std::mutex mutex;
+  int world_size = 0;
+  std::shared_ptr<const DataPartition> partition;
+};
+
+std::shared_ptr<const DataPartition> MathSetup::partition(int world_size) const {
+  if (!train) return std::make_shared<const DataPartition>();
+  auto make = [&] {
+    return std::make_shared<const DataPartition>(
+        partition_training_set(config.partition, permutation, train->labels(), train->classes(), world_size, seed));
+  };
+  if (!partition_cache) return make();  // a setup assembled by hand
+  std::lock_guard lock(partition_cache->mutex);
+  if (!partition_cache->partition || partition_cache->world_size != world_size) {
+    partition_cache->partition = make();
+    partition_cache->world_size = world_size;
+  }
+  return partition_cache->partition;
+}
 
 const std::vector<ModelInfo>& model_catalog() {
   static const std::vector<ModelInfo> catalog = {
@@ -43,6 +66,10 @@ std::shared_ptr<const MathSetup> make_math_setup(const MathConfig& config, std::
   } else {
     throw std::invalid_argument("unknown model '" + config.model + "'");
   }
+  if (config.partition.needs_labels() && setup->train->classes() == 0)
+    throw std::invalid_argument("math.partition.kind: '" + config.partition.kind + "' partitions by label and model '" +
+                                config.model + "' has no labels; use iid, or a classification model (softmax, mlp)");
+  setup->partition_cache = std::make_shared<PartitionCache>();
   setup->permutation.resize(static_cast<std::size_t>(setup->train->size()));
   std::iota(setup->permutation.begin(), setup->permutation.end(), std::int64_t{0});
   Rng rng(seed, Stream::DataShard);

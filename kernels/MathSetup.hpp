@@ -1,11 +1,13 @@
 #pragma once
 // What the real math of a run needs, built once and shared read-only by all ranks: the proxy model, the training
-// and test sets, and the shared shuffle that cuts the training set into per-rank shards.
+// and test sets, the shared shuffle of the training set, and its partition into per-rank shards.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "kernels/data/DataPartition.hpp"
 #include "kernels/data/Dataset.hpp"
 #include "kernels/data/FashionMnist.hpp"
 #include "kernels/data/SyntheticHyperplane.hpp"
@@ -22,16 +24,26 @@ struct MathConfig {
   std::int64_t hidden = 128;  // mlp hidden width
   HyperplaneSpec hyperplane{};
   std::int64_t eval_every = 0;  // steps between evaluations of the averaged model; 0: only at the end
+  PartitionConfig partition{};  // how the training set is shared out among the ranks
+  // Time to target: the first evaluation of the averaged model at or past one of these (at most one is set).
+  std::optional<double> target_accuracy, target_loss;
   bool enabled() const { return model != "none"; }
 };
+
+struct PartitionCache;
 
 struct MathSetup {
   std::shared_ptr<const Model> model;  // null when math is off
   std::shared_ptr<const Dataset> train, test;
-  std::vector<std::int64_t> permutation;  // shuffled training indices; rank r's shard is block r of P
+  std::vector<std::int64_t> permutation;  // shuffled training indices; iid: rank r's shard is block r of P
   MathConfig config;
   std::uint64_t seed = 1;
   bool enabled() const { return model != nullptr; }
+  // The training set's partition among world_size ranks (config.partition), made on first use and kept: every
+  // rank's Trainer asks for the same one. Thread-safe; copies of the setup share it. Throws std::invalid_argument
+  // when the partition cannot be made (naming the math.partition field).
+  std::shared_ptr<const DataPartition> partition(int world_size) const;
+  std::shared_ptr<PartitionCache> partition_cache;
 };
 
 // One line per model, for `quorum list`.

@@ -11,26 +11,20 @@ Trainer::Trainer(std::shared_ptr<const MathSetup> setup, int rank, int world_siz
   if (!setup_->enabled()) return;
   params_.resize(setup_->model->num_params());
   setup_->model->init(params_, setup_->seed);
-  const auto n = static_cast<std::int64_t>(setup_->permutation.size());
-  shard_begin_ = n * rank / world_size;
-  shard_size_ = n * (rank + 1) / world_size - shard_begin_;
-  if (shard_size_ == 0) {  // more ranks than samples: fall back to the whole set
-    shard_begin_ = 0;
-    shard_size_ = n;
-  }
+  partition_ = setup_->partition(world_size);
+  shard_ = partition_->shards.at(static_cast<std::size_t>(rank));
 }
 
 void Trainer::sample_batch(std::int64_t step) {
   Rng rng(setup_->seed, Stream::Batch, static_cast<std::uint64_t>(rank_), static_cast<std::uint64_t>(step));
   const std::int64_t b = setup_->config.batch;
+  const auto size = static_cast<std::int64_t>(shard_.size());
   indices_.clear();
-  if (b <= shard_size_) {
-    for (int pos : sample_distinct(rng, static_cast<int>(shard_size_), static_cast<int>(b)))
-      indices_.push_back(setup_->permutation[static_cast<std::size_t>(shard_begin_ + pos)]);
+  if (b <= size) {
+    for (int pos : sample_distinct(rng, static_cast<int>(size), static_cast<int>(b)))
+      indices_.push_back(shard_[static_cast<std::size_t>(pos)]);
   } else {  // shard smaller than a batch: draw with replacement
-    for (std::int64_t i = 0; i < b; ++i)
-      indices_.push_back(setup_->permutation[static_cast<std::size_t>(
-          shard_begin_ + static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(shard_size_))))]);
+    for (std::int64_t i = 0; i < b; ++i) indices_.push_back(shard_[rng.below(static_cast<std::uint64_t>(size))]);
   }
   setup_->train->gather(indices_, batch_);
 }
@@ -40,6 +34,7 @@ void Trainer::compute_gradient(std::int64_t step, std::vector<float>& grad) {
     grad.clear();
     return;
   }
+  step_ = step;
   sample_batch(step);
   grad.resize(params_.size());
   last_loss_ = setup_->model->loss_and_gradient(params_, batch_, grad);
@@ -50,13 +45,14 @@ void Trainer::compute_gradient_at(std::span<const float> params, std::int64_t st
     grad.clear();
     return;
   }
+  step_ = step;
   sample_batch(step);
   grad.resize(params_.size());
   last_loss_ = setup_->model->loss_and_gradient(params, batch_, grad);
 }
 
 void Trainer::apply_gradient(std::span<const float> grad) {
-  if (enabled()) optimizer_.apply(params_, grad);
+  if (enabled()) optimizer_.apply(params_, grad, step_);
 }
 
 void Trainer::local_step(std::int64_t step) {

@@ -27,7 +27,8 @@ class Trainer {
   // which another agent of the rank may change the replica while the gradient is computed (AD-PSGD, whose
   // communication agent averages the model concurrently).
   void compute_gradient_at(std::span<const float> params, std::int64_t step, std::vector<float>& grad);
-  // One optimiser update with the given gradient.
+  // One optimiser update with the given gradient, at the learning rate of the step whose gradient was computed
+  // last (the rank's own local step: see LrSchedule.hpp).
   void apply_gradient(std::span<const float> grad);
   // compute_gradient + apply_gradient.
   void local_step(std::int64_t step);
@@ -40,7 +41,9 @@ class Trainer {
 
   std::shared_ptr<const MathSetup> setup_;
   int rank_;
-  std::int64_t shard_begin_ = 0, shard_size_ = 0;
+  std::shared_ptr<const DataPartition> partition_;
+  std::span<const std::int64_t> shard_;  // this rank's training samples (in partition_)
+  std::int64_t step_ = 0;                // of the last gradient computed
   std::vector<float> params_, grad_;
   SgdOptimizer optimizer_;
   Batch batch_;

@@ -57,7 +57,8 @@ void AsyncParameterServer::serve(RankContext& ctx, int shard, int shards) {
     const std::size_t i = comm.wait_any(receives);
     Message m = comm.take(receives[i]);
     const auto& ints = m.payload.ints;
-    if (ctx.trainer.enabled()) optimizer.apply(mine, m.payload.values);
+    // The learning rate of the pushing worker's step (ints: kind, version, step), as if it had applied it itself.
+    if (ctx.trainer.enabled()) optimizer.apply(mine, m.payload.values, ints.at(2));
     ctx.observer.histogram(comm.rank(), "async_ps.staleness", version - ints.at(1));
     ++version;
     comm.post(m.source, kReplyTag, Payload{std::vector<float>(mine.begin(), mine.end()), {version}}, shard_bytes);
@@ -96,7 +97,8 @@ void AsyncParameterServer::work(RankContext& ctx, int shards) {
     std::vector<RequestPtr> replies, pushes;
     for (int s = 0; s < shards; ++s) {
       replies.push_back(comm.irecv(s, kReplyTag));
-      Payload p{grad.empty() ? std::vector<float>{} : part.copy(grad, s, s + 1), {kind, version[static_cast<std::size_t>(s)]}};
+      Payload p{grad.empty() ? std::vector<float>{} : part.copy(grad, s, s + 1),
+                {kind, version[static_cast<std::size_t>(s)], step}};
       pushes.push_back(comm.isend(s, kPushTag, std::move(p), part.bytes_of(s, s + 1)));
     }
     comm.wait_all(pushes);

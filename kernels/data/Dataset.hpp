@@ -29,6 +29,8 @@ class Dataset {
   virtual int classes() const = 0;
   // Copies the samples with the given indices into out (rows in the order given).
   virtual void gather(std::span<const std::int64_t> indices, Batch& out) const = 0;
+  // Every sample's label, for partitioning by label; empty for a set without labels.
+  virtual std::span<const std::int32_t> labels() const { return {}; }
 };
 
 // Labelled samples held in memory (Fashion-MNIST).
@@ -40,6 +42,7 @@ class InMemoryDataset final : public Dataset {
   std::int64_t dim() const override { return x_.cols(); }
   int classes() const override { return classes_; }
   void gather(std::span<const std::int64_t> indices, Batch& out) const override;
+  std::span<const std::int32_t> labels() const override { return labels_; }
 
  private:
   std::string name_;

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "sim/model/ChromeTrace.hpp"
+#include "sim/model/TimeToTarget.hpp"
 #include "sim/model/Version.hpp"
 
 namespace quorum {
@@ -50,6 +51,22 @@ AggregateRate aggregate_rate(const std::vector<StepRecord>& steps, int training_
   a.window_s = window;
   a.steps_per_s = done / (training_ranks * window);
   return a;
+}
+// time_to_target_s, step_to_target (null where not reached or no target is set) and target_resolution_steps: the
+// evaluations every math.eval_every steps, then the final models' (after the last step, at the end of the run).
+void add_time_to_target(nlohmann::json& j, const Scenario& s, const FinalEvaluation& e, double sim_time_s) {
+  const bool wanted = e.enabled && (s.math.target_accuracy || s.math.target_loss);
+  TargetReached reached;
+  if (wanted) {
+    std::vector<EvaluationPoint> evaluations = e.curve;
+    evaluations.push_back({s.iterations - 1, sim_time_s, e.averaged.loss, e.averaged.accuracy, std::nullopt});
+    reached = first_reaching(evaluations, s.math.target_accuracy, s.math.target_loss);
+  }
+  j["time_to_target_s"] = nullable(reached.time_s);
+  j["step_to_target"] = reached.steps ? nlohmann::json(*reached.steps) : nlohmann::json(nullptr);
+  j["target_resolution_steps"] =
+      wanted ? nlohmann::json(s.math.eval_every > 0 ? std::min(s.math.eval_every, s.iterations) : s.iterations)
+             : nlohmann::json(nullptr);
 }
 }  // namespace
 
@@ -108,6 +125,7 @@ nlohmann::json make_summary(const Scenario& s, const RunRecorder& recorder, cons
     curve.push_back({{"step", p.step}, {"time_s", p.time_s}, {"test_loss", p.test_loss},
                      {"test_accuracy", nullable(p.test_accuracy)}, {"consensus_distance", nullable(p.consensus_distance)}});
   j["evaluations"] = curve;
+  add_time_to_target(j, s, e, sim_time_s);
 
   nlohmann::json metrics = nlohmann::json::object();
   for (const auto& [name, m] : recorder.metrics())

@@ -8,6 +8,7 @@
 #include "sim/model/Fields.hpp"
 #include "sim/model/PlatformCatalog.hpp"
 #include "sim/model/Sweep.hpp"
+#include "sim/model/TrainingOptions.hpp"
 #include "sim/model/WorkloadProfile.hpp"
 
 namespace quorum {
@@ -68,7 +69,9 @@ void parse_algorithm(Fields& f, Scenario& s) {
   }
 }
 
-MathConfig parse_math(Fields& f, std::int64_t default_batch, const std::string& base_dir) {
+// training_ranks: ranks that compute gradients (for the linear scaling rule); iterations: the cosine horizon.
+MathConfig parse_math(Fields& f, std::int64_t default_batch, const std::string& base_dir, int training_ranks,
+                      std::int64_t iterations) {
   MathConfig m;
   std::vector<std::string> models;
   for (const auto& info : model_catalog()) models.push_back(info.name);
@@ -78,6 +81,10 @@ MathConfig parse_math(Fields& f, std::int64_t default_batch, const std::string& 
   m.sgd.momentum = f.number("momentum", 0.9, 0.0, 1.0);
   m.sgd.weight_decay = f.number("weight_decay", 0.0, 0.0);
   m.eval_every = f.integer("eval_every", 0, 0);
+  m.partition = parse_partition(f, m.model);
+  m.sgd.lr = parse_lr_scaling(f, m.sgd.lr, training_ranks, m.batch);
+  m.sgd.schedule = parse_lr_schedule(f, m.sgd.lr, iterations);
+  parse_targets(f, m);
   if (m.model == "softmax" || m.model == "mlp") {
     m.dataset_dir = resolve_scenario_path(base_dir, f.string("dataset_dir", std::string(kDefaultFashionMnistDir)));
     std::string why;
@@ -150,10 +157,7 @@ void set_field(nlohmann::json& scenario, const std::string& path, nlohmann::json
   }
 }
 
-namespace {
-
-// Whether the algorithm of a list entry takes field `field` (its own parameters, the common ones, or the label).
-bool entry_takes(const nlohmann::json& entry, const std::string& field) {
+bool algorithm_entry_takes(const nlohmann::json& entry, const std::string& field) {
   if (field == "label") return true;
   const AlgorithmInfo* info =
       entry.is_object() && entry.contains("name") && entry["name"].is_string()
@@ -164,6 +168,8 @@ bool entry_takes(const nlohmann::json& entry, const std::string& field) {
   return std::any_of(info->params.begin(), info->params.end(), named) ||
          std::any_of(common_algorithm_params().begin(), common_algorithm_params().end(), named);
 }
+
+namespace {
 
 std::string entry_label(const nlohmann::json& entry) {
   return entry.is_object() ? entry.value("label", entry.value("name", std::string("?"))) : std::string("?");
@@ -198,7 +204,7 @@ bool set_on_algorithm_list(nlohmann::json& list, const std::string& key, const n
   bool any = false;
   for (auto& entry : list) {
     labels += (labels.empty() ? "" : ", ") + entry_label(entry);
-    if (!entry_takes(entry, field)) continue;
+    if (!algorithm_entry_takes(entry, field)) continue;
     set_field(entry, rest, value);
     any = true;
   }
@@ -281,7 +287,10 @@ Scenario parse_scenario(const nlohmann::json& json, const std::string& base_dir)
   parse_fidelity(fidelity, s.fidelity);
 
   Fields math = root.object("math");
-  s.math = parse_math(math, profile.batch, base_dir);
+  const AlgorithmInfo& info = *find_algorithm(s.algorithm);
+  const int service_ranks =
+      info.service_ranks ? static_cast<int>(info.service_ranks(s.algorithm_params, s.ranks).size()) : 0;
+  s.math = parse_math(math, profile.batch, base_dir, s.ranks - service_ranks, s.iterations);
   root.set_resolved("math", math.resolved());
 
   Fields output = root.object("output");

@@ -1,6 +1,6 @@
 #pragma once
 // A scenario: what to simulate (or run for real). Parsed from JSON, with --set overrides, every field checked; the
-// resolved form (defaults filled in, fits recorded) goes into summary.json. Field reference: README.md.
+// resolved form (defaults filled in, fits recorded) goes into summary.json. Field reference: scenarios/README.md.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -62,6 +62,8 @@ nlohmann::json read_scenario_json(const std::string& path);
 // ScenarioError naming the entries if none does); algorithm.name=X replaces the list by one algorithm (the list's
 // entry named X, with its parameters, if there is one).
 void apply_override(nlohmann::json& scenario, const std::string& assignment);
+// Whether the algorithm of an algorithm entry takes `field` (its own parameters, the common ones, or the label).
+bool algorithm_entry_takes(const nlohmann::json& entry, const std::string& field);
 // The algorithm named `name` as one scenario algorithm: the entry of that name in an algorithm list, with its
 // parameters and without its label, or {"name": name} if the list has none.
 nlohmann::json algorithm_entry_named(const nlohmann::json& list, const nlohmann::json& name);

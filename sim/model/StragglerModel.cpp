@@ -70,7 +70,13 @@ StragglerSpec parse_imbalance(Fields& f, int world_size, const std::string& base
     } else {
       s.ranks = static_cast<int>(f.integer("ranks", 1, 0, world_size));
     }
-    s.factor = f.number("factor", std::nullopt, 1.0);
+    // Two readings of "k times slower" (Prague sec. 7.4 says "adding 2 or 5 times the normal iteration time of
+    // sleep", its captions say 2x and 5x): factor multiplies the step time, added_step_times adds k step times.
+    if (f.has("factor") && f.has("added_step_times"))
+      f.fail("added_step_times", "give either factor (the step takes factor x as long) or added_step_times (the "
+                                 "step takes 1 + added_step_times x as long), not both");
+    if (f.has("added_step_times")) s.factor = 1.0 + f.number("added_step_times", std::nullopt, 0.0);
+    else s.factor = f.number("factor", std::nullopt, 1.0);
     s.redraw_every = f.integer("redraw_every", 0, 0);
   } else if (s.kind == "linear_skew") {
     s.step_s = f.number("step_s", std::nullopt, 0.0);

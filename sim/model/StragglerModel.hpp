@@ -5,9 +5,11 @@
 //   none
 //   random_delay  {ranks, delay_s}             k random ranks per step are delayed by delay_s (WAGMA: 2 ranks,
 //                                              320 ms; eager-SGD: 4 of 64 ranks, 460 ms)
-//   slow_worker   {ranks, factor, redraw_every} ranks (a count drawn at random, or a list of rank ids) compute
-//                                              factor times slower; redraw_every 0 keeps them for the whole run,
-//                                              k > 0 draws new ones every k steps (Prague, AD-PSGD)
+//   slow_worker   {ranks, factor | added_step_times, redraw_every}
+//                                              ranks (a count drawn at random, or a list of rank ids) compute
+//                                              factor times slower (or 1 + added_step_times: a sleep of k step
+//                                              times added, Prague sec. 7.4's wording); redraw_every 0 keeps them
+//                                              for the whole run, k > 0 draws new ones every k steps (Prague, AD-PSGD)
 //   linear_skew   {step_s}                     rank r is delayed by r * step_s (eager-SGD microbenchmark)
 //   shifted_skew  {min_s, max_s}               delays spread evenly from min_s to max_s over the ranks, shifted
 //                                              by one rank every step

@@ -240,6 +240,25 @@ std::vector<SweepPoint> expand_sweep(const nlohmann::json& scenario, const Sweep
     axes.push_back(std::move(a));
   }
 
+  // On a list, a varied algorithm field reaches the entries whose algorithm takes it, as --set does; the others'
+  // points do not vary along it (their setting reads "-"), and their repeats are dropped.
+  if (listed && !names_varied)
+    for (std::size_t a = 1; a < axes.size(); ++a)
+      for (const auto& path : axes[a].paths) {
+        if (path.rfind("algorithm.", 0) != 0) continue;
+        const std::string field = path.substr(10, path.find('.', 10) == std::string::npos ? std::string::npos
+                                                                                          : path.find('.', 10) - 10);
+        if (std::none_of(list_entries.begin(), list_entries.end(),
+                         [&field](const nlohmann::json& e) { return algorithm_entry_takes(e, field); }))
+          throw ScenarioError(path, "no algorithm of the list takes '" + field +
+                                        "'; `quorum list algorithms` shows each one's parameters");
+      }
+  auto applies = [&](const nlohmann::json& point_algorithm, const std::string& path) {
+    if (!listed || names_varied || path.rfind("algorithm.", 0) != 0) return true;
+    const std::string rest = path.substr(10);
+    return algorithm_entry_takes(point_algorithm, rest.substr(0, rest.find('.')));
+  };
+
   std::size_t total = 1;
   for (const auto& a : axes) total *= a.values.size();
   std::vector<SweepPoint> points;
@@ -253,14 +272,22 @@ std::vector<SweepPoint> expand_sweep(const nlohmann::json& scenario, const Sweep
     for (std::size_t a = 0; a < axes.size(); ++a)
       for (std::size_t k = 0; k < axes[a].paths.size(); ++k) {
         const nlohmann::json& v = axes[a].values[pos[a]][k];
+        if (!applies(p.scenario["algorithm"], axes[a].paths[k])) {
+          p.settings.push_back({axes[a].columns[k], axes[a].paths[k], nullptr, "-", nullptr});
+          continue;
+        }
         p.settings.push_back({axes[a].columns[k], axes[a].paths[k], v, axes[a].texts[pos[a]][k], axes[a].shown[pos[a]][k]});
         set_field(p.scenario, axes[a].paths[k], v);
       }
     for (const auto& s : p.settings) p.id += (p.id.empty() ? "" : ",") + s.column + "=" + s.text;
     if (p.id.empty()) p.id = "base";
     if (p.id.size() > 200) p.id = p.id.substr(0, 180) + "," + short_hash(p.id);
-    if (!ids.insert(p.id).second) p.id += "," + std::to_string(index);
-    points.push_back(std::move(p));
+    const bool repeat = std::any_of(p.settings.begin(), p.settings.end(), [](const SweepSetting& s) { return s.text == "-"; }) &&
+                        ids.count(p.id) > 0;
+    if (!repeat) {
+      if (!ids.insert(p.id).second) p.id += "," + std::to_string(index);
+      points.push_back(std::move(p));
+    }
     // Next position: the last axis varies fastest.
     for (std::size_t a = axes.size(); a-- > 0;) {
       if (++pos[a] < axes[a].values.size()) break;

@@ -41,7 +41,7 @@ struct SweepSetting {
 };
 
 struct SweepPoint {
-  std::size_t index = 0;  // position in the product
+  std::size_t index = 0;  // position in the product (points an algorithm list leaves out leave gaps)
   std::string id;         // stable, readable, file-name safe: "algorithm.name=allreduce,platform.nodes=8"
   std::vector<SweepSetting> settings;
   nlohmann::json scenario;  // the base with the settings applied (no sweep block)

@@ -57,7 +57,8 @@ const std::vector<std::string>& known_summary_fields() {
       "name", "algorithm", "platform", "nodes", "ranks", "iterations", "workload_profile", "model_parameters",
       "imbalance", "fidelity", "backend", "throughput_steps_per_s", "samples_per_s", "ideal_steps_per_s",
       "sim_time_s", "wall_time_s", "mean_compute_s", "mean_comm_s", "mean_wait_s", "wait_fraction", "proxy_model",
-      "final_test_accuracy", "final_loss", "rank0_test_accuracy", "rank0_loss", "initial_loss", "quorum_version"};
+      "final_test_accuracy", "final_loss", "time_to_target_s", "step_to_target", "target_resolution_steps",
+      "rank0_test_accuracy", "rank0_loss", "initial_loss", "quorum_version"};
   return fields;
 }
 

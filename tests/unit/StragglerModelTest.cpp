@@ -50,6 +50,10 @@ TEST(StragglerModel, SlowWorkerPersistentOrRedrawn) {
     EXPECT_DOUBLE_EQ(listed.delay(3, step, 0.2), 0.8);  // 5x slower: 4 x base extra
     EXPECT_DOUBLE_EQ(listed.delay(4, step, 0.2), 0.0);
   }
+  // Prague's other reading of "5x": a sleep of 5 step times added, so the step takes 6x as long.
+  const auto added = model({{"kind", "slow_worker"}, {"ranks", {3}}, {"added_step_times", 5}}, 16);
+  EXPECT_DOUBLE_EQ(added.delay(3, 0, 0.2), 1.0);
+  EXPECT_DOUBLE_EQ(added.delay(4, 0, 0.2), 0.0);
   const auto persistent = model({{"kind", "slow_worker"}, {"ranks", 1}, {"factor", 2}}, 16);
   int slow = -1;
   for (int r = 0; r < 16; ++r)
@@ -99,6 +103,8 @@ TEST(StragglerModel, BadFieldsAreNamed) {
   expect_field({{"kind", "random_delay"}, {"ranks", 2}}, "imbalance.delay_s");
   expect_field({{"kind", "slow_worker"}, {"ranks", {8}}, {"factor", 2}}, "imbalance.ranks");
   expect_field({{"kind", "slow_worker"}, {"factor", 0.5}}, "imbalance.factor");
+  expect_field({{"kind", "slow_worker"}, {"added_step_times", -1}}, "imbalance.added_step_times");
+  expect_field({{"kind", "slow_worker"}, {"factor", 2}, {"added_step_times", 1}}, "imbalance.added_step_times");
   expect_field({{"kind", "earthquake"}}, "imbalance.kind");
   expect_field({{"kind", "linear_skew"}, {"step_s", 0.1}, {"stepp", 1}}, "imbalance.stepp");
 }

@@ -126,6 +126,31 @@ TEST(Sweep, VaryingAlgorithmNamesReplacesTheList) {
   for (const auto& p : points) EXPECT_NO_THROW(parse_scenario(p.scenario, "")) << p.id;
 }
 
+// Varying an algorithm field on a list reaches the entries that take it, as --set does: quickstart's local SGD
+// gets three taus, Allreduce-SGD (no tau) runs once, and a field no entry takes is an error naming it.
+TEST(Sweep, VaryingAnAlgorithmFieldOfAListReachesTheEntriesThatTakeIt) {
+  const nlohmann::json quickstart = read_scenario_json(std::string(QUORUM_SOURCE_DIR) + "/scenarios/quickstart.json");
+  SweepSpec spec;
+  add_axis(spec, parse_vary_option("algorithm.tau=1,5,10"));
+  add_axis(spec, parse_vary_option("platform.nodes=4,8"));
+  const auto points = expand_sweep(quickstart, spec);
+  ASSERT_EQ(points.size(), 8u);
+  EXPECT_EQ(points[0].id, "algorithm.label=allreduce,algorithm.tau=-,platform.nodes=4");
+  EXPECT_EQ(points[1].id, "algorithm.label=allreduce,algorithm.tau=-,platform.nodes=8");
+  EXPECT_EQ(points[0].scenario["algorithm"], (nlohmann::json{{"name", "allreduce"}}));
+  EXPECT_EQ(points[2].id, "algorithm.label=local_sgd,algorithm.tau=1,platform.nodes=4");
+  EXPECT_EQ(points[7].scenario["algorithm"], (nlohmann::json{{"name", "local_sgd"}, {"tau", 10}}));
+  for (const auto& p : points) EXPECT_NO_THROW(parse_scenario(p.scenario, "")) << p.id;
+  SweepSpec none_takes;
+  add_axis(none_takes, parse_vary_option("algorithm.group_size=4,8"));
+  try {
+    expand_sweep(quickstart, none_takes);
+    ADD_FAILURE() << "no entry takes group_size";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.field(), "algorithm.group_size");
+  }
+}
+
 TEST(Sweep, AlgorithmListIsTheFirstAxis) {
   nlohmann::json base = base_scenario();
   base["algorithm"] = nlohmann::json::array({{{"name", "allreduce"}}, {{"name", "local_sgd"}, {"tau", 2}, {"label", "ls2"}}});
