@@ -1,12 +1,12 @@
 #include "kernels/data/FashionMnist.hpp"
 
-#include <zlib.h>
-
 #include <array>
 #include <cmath>
 #include <filesystem>
 #include <mutex>
 #include <vector>
+
+#include "kernels/data/CompressedFile.hpp"
 
 namespace quorum {
 namespace {
@@ -24,23 +24,13 @@ std::string locate(const std::string& dir, const std::string& name) {
   return {};
 }
 
-// Reads a whole (optionally gzip-compressed) file; zlib reads plain files transparently.
+// Reads a whole (optionally gzip-compressed) file.
 std::vector<unsigned char> read_all(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (f == nullptr) throw DatasetError("cannot open dataset file '" + path + "'");
-  std::vector<unsigned char> data;
-  std::array<unsigned char, 1 << 16> chunk{};
-  for (;;) {
-    const int n = gzread(f, chunk.data(), static_cast<unsigned>(chunk.size()));
-    if (n < 0) {
-      gzclose(f);
-      throw DatasetError("cannot decompress dataset file '" + path + "'");
-    }
-    if (n == 0) break;
-    data.insert(data.end(), chunk.begin(), chunk.begin() + n);
+  try {
+    return read_compressed_file(path, "dataset file");
+  } catch (const CompressedFileError& e) {
+    throw DatasetError(e.what());
   }
-  gzclose(f);
-  return data;
 }
 
 std::uint32_t be32(const std::vector<unsigned char>& d, std::size_t off) {
@@ -84,12 +74,12 @@ bool fashion_mnist_available(const std::string& dir, std::string* why) {
       if (why) *why = "missing " + dir + "/" + name + "[.gz]";
       return false;
     }
-    gzFile f = gzopen(path.c_str(), "rb");
-    if (f == nullptr) {
+    try {
+      CompressedFileBuf readable(path, "dataset file");
+    } catch (const CompressedFileError&) {
       if (why) *why = "cannot read " + path;
       return false;
     }
-    gzclose(f);
   }
   return true;
 }

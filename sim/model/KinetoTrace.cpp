@@ -1,7 +1,6 @@
 #include "sim/model/KinetoTrace.hpp"
 
 #include <nlohmann/json.hpp>
-#include <zlib.h>
 
 #include <algorithm>
 #include <array>
@@ -11,41 +10,12 @@
 #include <streambuf>
 #include <string_view>
 
+#include "kernels/data/CompressedFile.hpp"
 #include "sim/model/Trace.hpp"
 
 namespace quorum {
 
 namespace {
-
-// A file read through zlib, which passes uncompressed files through as they are: one reader for .json and .json.gz.
-class GzipFileBuf final : public std::streambuf {
- public:
-  explicit GzipFileBuf(const std::string& path) : path_(path), file_(gzopen(path.c_str(), "rb")) {
-    if (file_ == nullptr) throw TraceError("cannot read trace file '" + path + "'");
-    gzbuffer(file_, 1u << 17);
-  }
-  ~GzipFileBuf() override { gzclose(file_); }
-  GzipFileBuf(const GzipFileBuf&) = delete;
-  GzipFileBuf& operator=(const GzipFileBuf&) = delete;
-
- protected:
-  int_type underflow() override {
-    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
-    const int n = gzread(file_, buffer_.data(), static_cast<unsigned>(buffer_.size()));
-    int status = Z_OK;
-    const char* message = gzerror(file_, &status);
-    if (n < 0 || (status != Z_OK && status != Z_STREAM_END))
-      throw TraceError("cannot read trace file '" + path_ + "': " + message);
-    if (n == 0) return traits_type::eof();
-    setg(buffer_.data(), buffer_.data(), buffer_.data() + n);
-    return traits_type::to_int_type(*gptr());
-  }
-
- private:
-  std::string path_;
-  gzFile file_;
-  std::array<char, 1 << 16> buffer_{};
-};
 
 // N of a span named ProfilerStep#N, if that is its name.
 std::optional<std::int64_t> profiler_step_number(const std::string& name) {
@@ -172,8 +142,8 @@ class StepCollector final : public nlohmann::json_sax<nlohmann::json> {
 
 }  // namespace
 
-bool is_json_trace(const std::string& path) {
-  GzipFileBuf buf(path);
+bool is_json_trace(const std::string& path) try {
+  CompressedFileBuf buf(path, "trace file");
   for (auto c = buf.sbumpc(); c != std::char_traits<char>::eof(); c = buf.sbumpc()) {
     const auto byte = static_cast<unsigned char>(std::char_traits<char>::to_char_type(c));
     if (byte == ' ' || byte == '\t' || byte == '\r' || byte == '\n') continue;
@@ -181,13 +151,19 @@ bool is_json_trace(const std::string& path) {
     return byte == '{' || byte == '[';
   }
   return false;
+} catch (const CompressedFileError& e) {
+  throw TraceError(e.what());
 }
 
 ProfilerSteps read_profiler_steps(const std::string& path) {
-  GzipFileBuf buf(path);
+  CompressedFileBuf buf(path, "trace file");
   std::istream in(&buf);
   StepCollector collector(path);
-  nlohmann::json::sax_parse(in, &collector);
+  try {
+    nlohmann::json::sax_parse(in, &collector);
+  } catch (const CompressedFileError& e) {
+    throw TraceError(e.what());
+  }
   if (!collector.saw_events())
     throw TraceError("trace file '" + path + "' is JSON but not a Chrome trace: " +
                      (collector.root_is_object() ? "no \"traceEvents\" list" : "neither an object nor a list"));

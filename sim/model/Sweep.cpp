@@ -242,21 +242,25 @@ std::vector<SweepPoint> expand_sweep(const nlohmann::json& scenario, const Sweep
 
   // On a list, a varied algorithm field reaches the entries whose algorithm takes it, as --set does; the others'
   // points do not vary along it (their setting reads "-"), and their repeats are dropped.
+  // The algorithm field a varied path sets ("tau" for algorithm.tau), or "" for other paths.
+  auto algorithm_field = [](const std::string& path) {
+    if (path.rfind("algorithm.", 0) != 0) return std::string();
+    const std::string rest = path.substr(10);
+    return rest.substr(0, rest.find('.'));
+  };
   if (listed && !names_varied)
     for (std::size_t a = 1; a < axes.size(); ++a)
       for (const auto& path : axes[a].paths) {
-        if (path.rfind("algorithm.", 0) != 0) continue;
-        const std::string field = path.substr(10, path.find('.', 10) == std::string::npos ? std::string::npos
-                                                                                          : path.find('.', 10) - 10);
+        const std::string field = algorithm_field(path);
+        if (field.empty()) continue;
         if (std::none_of(list_entries.begin(), list_entries.end(),
                          [&field](const nlohmann::json& e) { return algorithm_entry_takes(e, field); }))
           throw ScenarioError(path, "no algorithm of the list takes '" + field +
                                         "'; `quorum list algorithms` shows each one's parameters");
       }
   auto applies = [&](const nlohmann::json& point_algorithm, const std::string& path) {
-    if (!listed || names_varied || path.rfind("algorithm.", 0) != 0) return true;
-    const std::string rest = path.substr(10);
-    return algorithm_entry_takes(point_algorithm, rest.substr(0, rest.find('.')));
+    const std::string field = algorithm_field(path);
+    return !listed || names_varied || field.empty() || algorithm_entry_takes(point_algorithm, field);
   };
 
   std::size_t total = 1;
