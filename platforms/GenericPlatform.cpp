@@ -5,6 +5,7 @@
 
 #include <numeric>
 
+#include "platforms/AdaptiveDragonfly.hpp"
 #include "platforms/ClusterLeaves.hpp"
 #include "platforms/PlatformBuilder.hpp"
 
@@ -34,6 +35,10 @@ std::vector<sg4::Host*> build_generic(const GenericConfig& c) {
                                                 c.fat_tree_up, c.fat_tree_parallel),
                              callbacks, c.bandwidth_Bps, c.latency_s, policy)
         ->seal();
+  } else if (c.topology == "dragonfly" && c.routing == "adaptive") {
+    const DragonflyLayout layout{c.groups,  c.group_links,  c.chassis,         c.chassis_links,
+                                 c.routers, c.router_links, c.nodes_per_router};
+    hosts = build_adaptive_dragonfly("dragonfly", layout, c.bandwidth_Bps, c.latency_s, "node");
   } else if (c.topology == "dragonfly") {
     sg4::create_dragonfly_zone("dragonfly", nullptr,
                                sg4::DragonflyParams({c.groups, c.group_links}, {c.chassis, c.chassis_links},

@@ -6,9 +6,12 @@
 //
 // Approximations: SimGrid's dragonfly has one link bandwidth for every level, so all links use the electrical
 // 5.25 GB/s; a group pair is joined by one aggregated "blue" link of kBlueLinks times that bandwidth (real Aries
-// spreads optical links over many routers). Routing is minimal (no Valiant/adaptive routing).
+// spreads optical links over many routers). Routing: `adaptive` (the default, as on Aries) is the aggregated-capacity
+// model of AdaptiveDragonfly.hpp on the same counts of links; `minimal` is SimGrid's dragonfly, one shortest path per
+// node pair.
 #include <simgrid/s4u/NetZone.hpp>
 
+#include "platforms/AdaptiveDragonfly.hpp"
 #include "platforms/ClusterLeaves.hpp"
 #include "platforms/PlatformBuilder.hpp"
 
@@ -22,6 +25,17 @@ std::vector<sg4::Host*> build_piz_daint(const PizDaintConfig& c) {
   const auto groups = static_cast<unsigned>((c.nodes + per_group - 1) / per_group);
   const auto chassis = groups > 1 ? static_cast<unsigned>(PizDaintConfig::kChassisPerGroup)
                                   : static_cast<unsigned>((c.nodes + per_chassis - 1) / per_chassis);
+  if (c.routing == "adaptive") {
+    const DragonflyLayout layout{groups,
+                                 PizDaintConfig::kBlueLinks,
+                                 chassis,
+                                 PizDaintConfig::kBlackLinks,
+                                 PizDaintConfig::kRoutersPerChassis,
+                                 PizDaintConfig::kGreenLinks,
+                                 PizDaintConfig::kNodesPerRouter};
+    return cluster::first(build_adaptive_dragonfly("piz_daint", layout, c.link_bandwidth_Bps, c.link_latency_s, "nid"),
+                          c.nodes);
+  }
   std::vector<sg4::Host*> hosts;
   const sg4::DragonflyParams params({groups, PizDaintConfig::kBlueLinks}, {chassis, PizDaintConfig::kBlackLinks},
                                     {PizDaintConfig::kRoutersPerChassis, PizDaintConfig::kGreenLinks},

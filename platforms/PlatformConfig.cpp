@@ -20,6 +20,7 @@ int ranks_per_node(const PlatformConfig& config) {
 
 HostCosts host_costs(const PlatformConfig& config) {
   HostCosts costs;
+  if (const auto* p = std::get_if<PizDaintConfig>(&config)) costs.reduce_Bps = p->reduce_Bps;
   if (const auto* l = std::get_if<LocalhostConfig>(&config)) {
     costs.reduce_Bps = l->reduce_Bps;
     if (!l->native_allreduce.empty()) costs.native_allreduce = &l->native_allreduce;

@@ -19,6 +19,12 @@ struct PizDaintConfig {
   int nodes = 64;
   double link_bandwidth_Bps = 5.25e9;  // electrical link; SimGrid's dragonfly takes one bandwidth for all levels
   double link_latency_s = 0.3e-6;      // per hop: 2 hops (same router) 0.6 us ... 7 hops (other group) 2.1 us
+  // "adaptive" (Aries' default: UGAL over minimal and non-minimal paths; AdaptiveDragonfly.hpp) or "minimal"
+  // (SimGrid's dragonfly: one fixed shortest path per node pair). Evidence for the default: platforms/README.md.
+  std::string routing = "adaptive";
+  // Bytes per second a node sums into its vector (y += x) when a collective reduces a received block (0: free, the
+  // default; no published figure for fflib2's host-side summation on Piz Daint's Xeon E5-2690 v3).
+  double reduce_Bps = 0;
   static constexpr int kNodesPerRouter = 4;
   static constexpr int kRoutersPerChassis = 16;
   static constexpr int kChassisPerGroup = 6;
@@ -70,6 +76,7 @@ struct GenericConfig {
   // dragonfly: (count, links) per level and nodes per router.
   unsigned groups = 1, group_links = 1, chassis = 1, chassis_links = 1, routers = 4, router_links = 1,
            nodes_per_router = 4;
+  std::string routing = "minimal";  // dragonfly: "minimal" (SimGrid's) or "adaptive" (AdaptiveDragonfly.hpp)
   // torus
   std::vector<int> torus_dimensions{2, 2};
 };

@@ -66,12 +66,20 @@ PlatformInfo piz_daint() {
                  nullptr};
   p.fields = {ranged(field("nodes", Type::Integer, std::nullopt, "nodes, one rank each"), 1, 8192),
               positive(field("link_bandwidth_Bps", Type::Number, d.link_bandwidth_Bps, "every Aries link, bytes/s")),
-              ranged(field("link_latency_s", Type::Number, d.link_latency_s, "per hop, seconds"), 0, INFINITY)};
+              ranged(field("link_latency_s", Type::Number, d.link_latency_s, "per hop, seconds"), 0, INFINITY),
+              one_of(field("routing", Type::String, d.routing,
+                           "adaptive: Aries' UGAL as pooled capacities; minimal: one shortest path per pair"),
+                     {"adaptive", "minimal"}),
+              ranged(field("reduce_Bps", Type::Number, d.reduce_Bps,
+                           "bytes/s a node sums received blocks at (0: reductions free)"),
+                     0, INFINITY)};
   p.parse = [](PlatformFieldReader& r, const std::string&) -> PlatformConfig {
     PizDaintConfig c;
     c.nodes = static_cast<int>(r.integer("nodes"));
     c.link_bandwidth_Bps = r.number("link_bandwidth_Bps");
     c.link_latency_s = r.number("link_latency_s");
+    c.routing = r.string("routing");
+    c.reduce_Bps = r.number("reduce_Bps");
     return c;
   };
   return p;
@@ -201,6 +209,9 @@ PlatformInfo generic() {
       dragonfly("routers", d.routers, "routers per chassis"),
       dragonfly("router_links", d.router_links, "links between two routers"),
       dragonfly("nodes_per_router", d.nodes_per_router, "nodes per router"),
+      one_of(field("routing", Type::String, d.routing,
+                   "minimal or adaptive (pooled capacities of UGAL routing; dragonfly only)"),
+             {"minimal", "adaptive"}),
       ranged(field("dimensions", Type::IntegerList, std::nullopt, "the torus's sizes (torus)"), 1, INFINITY)};
   p.parse = [](PlatformFieldReader& r, const std::string&) -> PlatformConfig {
     GenericConfig c;
@@ -233,8 +244,12 @@ PlatformInfo generic() {
       c.routers = u("routers");
       c.router_links = u("router_links");
       c.nodes_per_router = u("nodes_per_router");
+      c.routing = r.string("routing");
       capacity = std::int64_t{c.groups} * c.chassis * c.routers * c.nodes_per_router;
-    } else if (c.topology == "torus") {
+    }
+    if (c.topology != "dragonfly" && r.has("routing"))
+      f.fail("routing", "applies to the dragonfly topology only (this platform's topology is " + c.topology + ")");
+    if (c.topology == "torus") {
       const auto dims = r.integer_list("dimensions");
       c.torus_dimensions.assign(dims.begin(), dims.end());
       capacity = 1;

@@ -1,6 +1,8 @@
 // Platform builders: sizes, placement of ranks, and the link figures they are documented to have.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/support/SimHarness.hpp"
 
 namespace quorum {
@@ -46,6 +48,113 @@ TEST(Platforms, PizDaintLatencyGrowsWithDragonflyDistance) {
   EXPECT_LE(other_group, 2.5e-6);
   // Bulk bandwidth: an electrical link.
   EXPECT_NEAR(transfer_time(c, 0, 60, 100e6), 100e6 / 5.25e9, 1e-4);
+}
+
+TEST(Platforms, PizDaintLatencyGrowsWithDragonflyDistanceUnderMinimalRoutingToo) {
+  PizDaintConfig c;
+  c.nodes = 400;
+  c.routing = "minimal";
+  EXPECT_LT(transfer_time(c, 0, 1, 8), transfer_time(c, 0, 60, 8));
+  EXPECT_LE(transfer_time(c, 0, 60, 8), transfer_time(c, 0, 100, 8));
+  EXPECT_LT(transfer_time(c, 0, 100, 8), transfer_time(c, 0, 390, 8));
+  EXPECT_LE(transfer_time(c, 0, 390, 8), 2.5e-6);
+}
+
+namespace {
+// Rank 0 sends 8 bytes then `bytes` to each target in turn, alone on the network; returns {latency, bandwidth} per
+// target (the 8-byte time, and the rate of the bytes beyond it).
+std::vector<std::pair<double, double>> lone_flows(const PlatformConfig& platform, const std::vector<int>& targets,
+                                                  double bytes) {
+  const auto result = run_simulated(platform, [&](Comm& comm) {
+    const Tag t = tags::make(Channel::Benchmark);
+    nlohmann::json out = nlohmann::json::array();
+    for (int to : targets) {
+      if (comm.rank() == to) {
+        comm.recv(0, t);
+        comm.recv(0, t);
+      } else if (comm.rank() == 0) {
+        const double start = comm.now();
+        comm.send(to, t, Payload{}, 8);
+        const double small = comm.now() - start;
+        comm.send(to, t, Payload{}, bytes);
+        out.push_back({small, (bytes - 8) / (comm.now() - start - 2 * small)});
+      }
+    }
+    return out;
+  });
+  EXPECT_TRUE(result.ok) << result.error;
+  std::vector<std::pair<double, double>> flows;
+  if (result.ok)
+    for (const auto& f : result.per_rank[0]) flows.emplace_back(f[0].get<double>(), f[1].get<double>());
+  return flows;
+}
+}  // namespace
+
+// A single flow is bound by its nodes' links either way: adaptive routing never gives it less bandwidth, at any
+// distance. (Latency is another matter: adaptive charges each level its longest minimal path, up to 2 hops more.)
+TEST(Platforms, AdaptiveRoutingNeverGivesASingleFlowLessBandwidthThanMinimal) {
+  PizDaintConfig adaptive, minimal;
+  adaptive.nodes = minimal.nodes = 800;  // three groups
+  minimal.routing = "minimal";
+  const std::vector<int> targets = {1, 60, 100, 390, 799};
+  const auto a = lone_flows(adaptive, targets, 100e6);
+  const auto m = lone_flows(minimal, targets, 100e6);
+  ASSERT_EQ(a.size(), targets.size());
+  ASSERT_EQ(m.size(), targets.size());
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    SCOPED_TRACE(targets[i]);
+    EXPECT_GE(a[i].second, m[i].second * (1 - 1e-9));
+    EXPECT_NEAR(a[i].second, 5.25e9, 5.25e9 * 1e-6);
+    EXPECT_LE(a[i].first, m[i].first + 2 * adaptive.link_latency_s + 1e-12);
+  }
+}
+
+namespace {
+// Every rank r < pairs sends `bytes` to rank r + pairs at once; returns the last arrival.
+double paired_exchange_time(const PlatformConfig& platform, int pairs, double bytes) {
+  const auto result = run_simulated(platform, [&](Comm& comm) {
+    const Tag t = tags::make(Channel::Benchmark);
+    if (comm.rank() < pairs) comm.send(comm.rank() + pairs, t, Payload{}, bytes);
+    else if (comm.rank() < 2 * pairs) comm.recv(comm.rank() - pairs, t);
+    return nlohmann::json(comm.now());
+  });
+  EXPECT_TRUE(result.ok) << result.error;
+  double last = 0;
+  for (const auto& t : result.per_rank) last = std::max(last, t.get<double>());
+  return last;
+}
+}  // namespace
+
+// The butterfly phase the scenario READMEs describe: the 4 nodes of router 0 exchange with the 4 of router 1. Minimal
+// routing puts the 4 flows on the one green link between the routers; adaptive routing spreads them over the other
+// routers of the chassis, so each runs at its node's link rate.
+TEST(Platforms, AdaptiveRoutingSpreadsAButterflyPhaseAcrossRouters) {
+  PizDaintConfig adaptive, minimal;
+  adaptive.nodes = minimal.nodes = 64;
+  minimal.routing = "minimal";
+  const double a = paired_exchange_time(adaptive, 4, 100e6);
+  const double m = paired_exchange_time(minimal, 4, 100e6);
+  EXPECT_NEAR(m, 4 * 100e6 / 5.25e9, 1e-4);
+  EXPECT_NEAR(a, 100e6 / 5.25e9, 1e-4);
+  EXPECT_GE(m / a, 2.0);
+}
+
+// Where the pair's link binds, it holds the UGAL/Valiant bound of a permutation: the direct link plus half of each
+// of the other routers' links, c * n / 2 with n routers (here 4 routers: 2 links' worth, twice minimal's one).
+TEST(Platforms, AdaptiveRoutingHoldsARouterPairToTheValiantBound) {
+  GenericConfig c;
+  c.topology = "dragonfly";
+  c.routers = 4;
+  c.nodes_per_router = 8;
+  c.nodes = 32;
+  c.bandwidth_Bps = 1e9;
+  c.latency_s = 0;
+  GenericConfig minimal = c;
+  c.routing = "adaptive";
+  EXPECT_NEAR(paired_exchange_time(c, 8, 1e8), 8 * 1e8 / 2e9, 1e-6);
+  EXPECT_NEAR(paired_exchange_time(minimal, 8, 1e8), 8 * 1e8 / 1e9, 1e-6);
+  // Two router pairs at once (0->2 and 1->3): still a permutation, still the same bound.
+  EXPECT_NEAR(paired_exchange_time(c, 16, 1e8), 8 * 1e8 / 2e9, 1e-6);
 }
 
 TEST(Platforms, Maverick2GpusShareTheirNodesInfiniBandLink) {
@@ -107,6 +216,8 @@ TEST(Platforms, GenericTopologiesBuildAndConnectAllRanks) {
   configs[2].chassis = 2;
   configs[2].routers = 2;
   configs[2].nodes_per_router = 4;
+  configs.push_back(configs[2]);
+  configs.back().routing = "adaptive";
   configs[3].topology = "torus";
   configs[3].nodes = 9;
   configs[3].torus_dimensions = {3, 3};

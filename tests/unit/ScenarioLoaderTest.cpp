@@ -109,8 +109,13 @@ TEST(PlatformCatalog, ChecksComeFromTheFieldDescriptions) {
   EXPECT_NE(topology.find("fat_tree"), std::string::npos) << topology;
   EXPECT_NE(error_of({{"name", "generic"}, {"nodes", 2}, {"topology", "fat_tree"}}).find("platform.down"),
             std::string::npos);
-  EXPECT_NE(error_of({{"name", "piz_daint"}, {"nodes", 4}, {"routing", "ugal"}}).find("platform.routing"),
-            std::string::npos);
+  const std::string routing = error_of({{"name", "piz_daint"}, {"nodes", 4}, {"routing", "ugal"}});
+  EXPECT_NE(routing.find("platform.routing"), std::string::npos) << routing;
+  EXPECT_NE(routing.find("adaptive"), std::string::npos) << routing;
+  const std::string not_dragonfly =
+      error_of({{"name", "generic"}, {"nodes", 4}, {"topology", "torus"}, {"routing", "adaptive"}});
+  EXPECT_NE(not_dragonfly.find("platform.routing"), std::string::npos) << not_dragonfly;
+  EXPECT_NE(not_dragonfly.find("dragonfly"), std::string::npos) << not_dragonfly;
   // Descriptions say the type, range and default.
   const auto& piz = platform_catalog().front();
   EXPECT_EQ(describe_platform_field(piz.fields[0]), "integer in [1, 8192], required");

@@ -1,0 +1,146 @@
+#include "platforms/AdaptiveDragonfly.hpp"
+
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/NetZone.hpp>
+
+#include <algorithm>
+
+#include "platforms/ClusterLeaves.hpp"
+
+namespace quorum {
+
+namespace sg4 = simgrid::s4u;
+using simgrid::kernel::routing::NetPoint;
+
+double adaptive_pair_capacity(unsigned units, double direct_Bps) {
+  return direct_Bps * std::max(1.0, units / 2.0);
+}
+
+namespace {
+
+constexpr auto kUp = sg4::LinkInRoute::Direction::UP;
+constexpr auto kDown = sg4::LinkInRoute::Direction::DOWN;
+constexpr auto kNone = sg4::LinkInRoute::Direction::NONE;
+
+sg4::Link* one_way_link(sg4::NetZone* zone, const std::string& name, double bandwidth, double latency) {
+  return zone->create_link(name, bandwidth)->set_latency(latency)->seal();
+}
+
+// One level of the hierarchy: n peer units (sub-zones) in a full zone, every unit with an outgoing and an incoming
+// pool, every ordered pair with its own link. Traffic leaving the level goes through a hub: a sub-zone holding one
+// router (SimGrid's routed zones join sub-zones only to sub-zones), which is the level's gateway one level up.
+struct Unit {
+  sg4::NetZone* zone = nullptr;
+  NetPoint* gateway = nullptr;
+};
+
+Unit build_hub(sg4::NetZone* parent, const std::string& name) {
+  sg4::NetZone* zone = sg4::create_star_zone(name)->set_parent(parent);
+  NetPoint* router = zone->create_router(name + "-router");
+  zone->add_route(router, nullptr, nullptr, nullptr, {}, true);
+  zone->seal();
+  return {zone, router};
+}
+
+struct LevelLinks {
+  double direct_Bps = 0;    // capacity of the direct links between two units
+  double pool_latency = 0;  // on each of the pools
+  double pair_latency = 0;  // on the pair link
+};
+
+// Fills `parent` (a full zone) with the routes between its units and between each unit and the parent's hub (none
+// at the top).
+void connect_level(sg4::NetZone* parent, const Unit* hub, const std::vector<Unit>& units, const LevelLinks& level) {
+  const auto n = static_cast<unsigned>(units.size());
+  const std::string& name = parent->get_name();
+  std::vector<sg4::Link*> out(n), in(n);
+  for (unsigned u = 0; u < n; ++u) {
+    const double pool = std::max(1u, n - 1) * level.direct_Bps;
+    out[u] = one_way_link(parent, name + "-out" + std::to_string(u), pool, level.pool_latency);
+    in[u] = one_way_link(parent, name + "-in" + std::to_string(u), pool, level.pool_latency);
+    if (hub == nullptr) continue;
+    parent->add_route(units[u].zone->get_netpoint(), hub->zone->get_netpoint(), units[u].gateway, hub->gateway,
+                      {{out[u], kNone}}, false);
+    parent->add_route(hub->zone->get_netpoint(), units[u].zone->get_netpoint(), hub->gateway, units[u].gateway,
+                      {{in[u], kNone}}, false);
+  }
+  const double pair = adaptive_pair_capacity(n, level.direct_Bps);
+  for (unsigned a = 0; a < n; ++a)
+    for (unsigned b = 0; b < n; ++b) {
+      if (a == b) continue;
+      sg4::Link* link =
+          one_way_link(parent, name + "-pair" + std::to_string(a) + "-" + std::to_string(b), pair, level.pair_latency);
+      parent->add_route(units[a].zone->get_netpoint(), units[b].zone->get_netpoint(), units[a].gateway,
+                        units[b].gateway, {{out[a], kNone}, {link, kNone}, {in[b], kNone}}, false);
+    }
+}
+
+// A router: a star of its nodes' split-duplex links, each node with a fast loopback, and a gateway.
+Unit build_router(sg4::NetZone* parent, const std::string& name, unsigned first_id, const DragonflyLayout& layout,
+                  double bandwidth, double latency, const std::string& prefix, std::vector<sg4::Host*>& hosts) {
+  sg4::NetZone* zone = sg4::create_star_zone(name)->set_parent(parent);
+  NetPoint* gateway = zone->create_router(name + "-gw");
+  zone->add_route(gateway, nullptr, nullptr, nullptr, {}, true);
+  for (unsigned i = 0; i < layout.nodes_per_router; ++i) {
+    const unsigned id = first_id + i;
+    const std::string host_name = prefix + std::to_string(id);
+    sg4::Host* host = zone->create_host(host_name, cluster::kHostSpeed)->seal();
+    auto* link = zone->create_split_duplex_link(host_name + "-link", bandwidth)->set_latency(latency);
+    link->seal();
+    zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, {{link, kUp}}, true);
+    sg4::Link* loop = zone->create_link(host_name + "-loopback", cluster::kLoopbackBandwidth)->set_latency(0)->seal();
+    zone->add_route(host->get_netpoint(), host->get_netpoint(), nullptr, nullptr, {{loop, kNone}}, false);
+    hosts[id] = host;
+  }
+  zone->seal();
+  return {zone, gateway};
+}
+
+}  // namespace
+
+std::vector<sg4::Host*> build_adaptive_dragonfly(const std::string& name, const DragonflyLayout& layout,
+                                                 double bandwidth, double latency, const std::string& prefix) {
+  const unsigned per_router = layout.nodes_per_router;
+  const unsigned per_chassis = per_router * layout.routers;
+  const unsigned per_group = per_chassis * layout.chassis;
+  std::vector<sg4::Host*> hosts(static_cast<std::size_t>(per_group) * layout.groups, nullptr);
+
+  // Latency of each level's minimal path beyond the two node links: a router pair 1 hop (green); a chassis pair 2
+  // (green to the right slot, black); a group pair 5 (green, black, blue, green, black), of which the blue pools
+  // carry the 2 hops on each side.
+  const LevelLinks green{layout.router_links * bandwidth, 0, latency};
+  const LevelLinks black{static_cast<double>(layout.routers) * layout.chassis_links * bandwidth, 0, 2 * latency};
+  const LevelLinks blue{layout.group_links * bandwidth, 2 * latency, latency};
+
+  sg4::NetZone* machine = sg4::create_full_zone(name);
+  std::vector<Unit> groups;
+  for (unsigned g = 0; g < layout.groups; ++g) {
+    const std::string group_name = name + "-g" + std::to_string(g);
+    sg4::NetZone* group = sg4::create_full_zone(group_name)->set_parent(machine);
+    const Unit group_hub = build_hub(group, group_name + "-hub");
+    std::vector<Unit> chassis;
+    for (unsigned c = 0; c < layout.chassis; ++c) {
+      const std::string chassis_name = group_name + "c" + std::to_string(c);
+      sg4::NetZone* zone = sg4::create_full_zone(chassis_name)->set_parent(group);
+      const Unit chassis_hub = build_hub(zone, chassis_name + "-hub");
+      std::vector<Unit> routers;
+      for (unsigned r = 0; r < layout.routers; ++r) {
+        const unsigned first_id = g * per_group + c * per_chassis + r * per_router;
+        routers.push_back(build_router(zone, chassis_name + "r" + std::to_string(r), first_id, layout, bandwidth,
+                                       latency, prefix, hosts));
+      }
+      connect_level(zone, &chassis_hub, routers, green);
+      zone->seal();
+      chassis.push_back({zone, chassis_hub.gateway});
+    }
+    connect_level(group, &group_hub, chassis, black);
+    group->seal();
+    groups.push_back({group, group_hub.gateway});
+  }
+  connect_level(machine, nullptr, groups, blue);
+  machine->seal();
+  return hosts;
+}
+
+}  // namespace quorum
