@@ -14,5 +14,6 @@ void add_run_command(CLI::App& app, int& exit_code);
 void add_list_command(CLI::App& app, int& exit_code);
 void add_trace_stats_command(CLI::App& app, int& exit_code);
 void add_sweep_command(CLI::App& app, int& exit_code);
+void add_platform_xml_command(CLI::App& app, int& exit_code);
 
 }  // namespace quorum::cli

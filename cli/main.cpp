@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   quorum::cli::add_list_command(app, exit_code);
   quorum::cli::add_sweep_command(app, exit_code);
   quorum::cli::add_trace_stats_command(app, exit_code);
+  quorum::cli::add_platform_xml_command(app, exit_code);
 #ifdef QUORUM_HAVE_MPI
   quorum::cli::add_calibrate_command(app, exit_code);
   quorum::cli::add_validate_command(app, exit_code);

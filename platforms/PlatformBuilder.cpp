@@ -2,14 +2,14 @@
 
 #include <simgrid/s4u/Engine.hpp>
 
+#include "platforms/NetworkModelSettings.hpp"
+
 namespace quorum {
 
 void configure_network_model(const PlatformConfig& config) {
-  std::string model = "CM02";
-  if (const auto* g = std::get_if<GenericConfig>(&config)) model = g->network_model;
-  if (const auto* x = std::get_if<XmlConfig>(&config)) model = x->network_model;
-  simgrid::s4u::Engine::set_config("network/model:" + model);
-  simgrid::s4u::Engine::set_config("network/crosstraffic:0");
+  const NetworkModelSettings settings = network_model_settings(config);
+  simgrid::s4u::Engine::set_config("network/model:" + settings.model);
+  simgrid::s4u::Engine::set_config(std::string("network/crosstraffic:") + (settings.crosstraffic ? "1" : "0"));
 }
 
 std::vector<simgrid::s4u::Host*> build_platform(const PlatformConfig& config) {
