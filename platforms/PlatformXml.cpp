@@ -56,6 +56,13 @@ std::string dragonfly_parameters(unsigned groups, unsigned group_links, unsigned
 
 // The same sizing as build_piz_daint (PizDaint.cpp): just enough chassis, then groups.
 ExportedCluster piz_daint(const PizDaintConfig& c) {
+  if (c.routing != "minimal")
+    throw PlatformXmlError("platform.routing: the adaptive dragonfly (AdaptiveDragonfly.cpp) is hierarchical zones of "
+                           "pooled links, which a <cluster> cannot express; --set platform.routing=minimal exports "
+                           "SimGrid's dragonfly");
+  if (c.reduce_Bps > 0)
+    throw PlatformXmlError("platform.reduce_Bps: the cost of summing received blocks is charged by quorum's simulator, "
+                           "not by the network; a platform file cannot carry it");
   constexpr int per_chassis = PizDaintConfig::kNodesPerRouter * PizDaintConfig::kRoutersPerChassis;
   constexpr int per_group = per_chassis * PizDaintConfig::kChassisPerGroup;
   const auto groups = static_cast<unsigned>((c.nodes + per_group - 1) / per_group);
@@ -73,6 +80,10 @@ ExportedCluster piz_daint(const PizDaintConfig& c) {
 }
 
 ExportedCluster generic(const GenericConfig& c) {
+  if (c.topology == "dragonfly" && c.routing != "minimal")
+    throw PlatformXmlError("platform.routing: the adaptive dragonfly (AdaptiveDragonfly.cpp) is hierarchical zones of "
+                           "pooled links, which a <cluster> cannot express; --set platform.routing=minimal exports "
+                           "SimGrid's dragonfly");
   const std::string what = "generic " + c.topology + ", " + std::to_string(c.nodes) + " nodes";
   if (c.topology == "cluster") {
     // A star: one split-duplex link per host and no loopback (GenericPlatform.cpp).

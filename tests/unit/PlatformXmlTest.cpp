@@ -164,6 +164,7 @@ TEST(PlatformXml, PizDaintAgreesWithTheBuilderAtEverySize) {
   for (int nodes : {3, 64, 200, 400}) {
     PizDaintConfig c;
     c.nodes = nodes;
+    c.routing = "minimal";
     expect_agreement(c, "piz_daint " + std::to_string(nodes));
   }
 }
@@ -213,6 +214,7 @@ TEST(PlatformXml, GenericClusterTorusAndLocalhostAgreeWithTheBuilder) {
 
 TEST(PlatformXml, TheFileSetsTheNetworkModelQuorumUses) {
   PizDaintConfig c;
+  c.routing = "minimal";
   const std::string text = platform_xml(c).text;
   EXPECT_NE(text.find("<prop id=\"network/model\" value=\"CM02\"/>"), std::string::npos);
   EXPECT_NE(text.find("<prop id=\"network/crosstraffic\" value=\"0\"/>"), std::string::npos);
@@ -229,6 +231,11 @@ TEST(PlatformXml, PlatformsItCannotDescribeAreErrorsThatSayWhy) {
     return std::string("no error");
   };
   EXPECT_NE(message(Maverick2Config{}).find("maverick2 cannot be exported"), std::string::npos);
+  EXPECT_NE(message(PizDaintConfig{}).find("platform.routing"), std::string::npos);  // adaptive by default
+  GenericConfig adaptive;
+  adaptive.topology = "dragonfly";
+  adaptive.routing = "adaptive";
+  EXPECT_NE(message(adaptive).find("platform.routing=minimal"), std::string::npos);
   LocalhostConfig table;
   table.native_allreduce = NativeAllreduceTable({{4, 1024, 1e-5}, {4, 1 << 20, 1e-3}});
   EXPECT_NE(message(table).find("platform.native_allreduce"), std::string::npos);
@@ -243,12 +250,14 @@ TEST(PlatformXml, PlatformsItCannotDescribeAreErrorsThatSayWhy) {
 TEST(PlatformXmlCommand, WritesThePlatformAndTheHostfile) {
   const std::string out = testing::fresh_path("exported") + ".xml";
   const std::string hosts = testing::fresh_path("hosts");
-  const auto r = testing::run_in_source_dir(testing::quorum_binary() +
-                                            " platform-xml scenarios/quickstart.json --set platform.nodes=100 --out " +
-                                            out + " --hostfile " + hosts);
+  const auto r = testing::run_in_source_dir(
+      testing::quorum_binary() +
+      " platform-xml scenarios/quickstart.json --set platform.nodes=100 --set platform.routing=minimal --out " + out +
+      " --hostfile " + hosts);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   PizDaintConfig hundred;
   hundred.nodes = 100;
+  hundred.routing = "minimal";
   EXPECT_EQ(testing::slurp(out), platform_xml(hundred).text);
   const std::string lines = testing::slurp(hosts);
   EXPECT_EQ(std::count(lines.begin(), lines.end(), '\n'), 100);
