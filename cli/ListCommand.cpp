@@ -63,6 +63,8 @@ int list(const std::string& what) {
   if (all || what == "imbalance") {
     std::cout << "imbalance models (imbalance.kind):\n";
     for (const auto& i : imbalance_catalog()) print_entry(i.name, i.description);
+    std::cout << "    imbalance.correlate (markov, ar1, distribution): rank, node, router, chassis, group "
+                 "(dragonflies), or block_ranks N\n";
   }
   if (all || what == "algorithms") {
     std::cout << "algorithms (algorithm.name), with their parameters:\n";

@@ -153,9 +153,24 @@ def describe_imbalance(imbalance):
         return f"rank r delayed r x {_ms(imbalance['step_s'])}"
     if kind == "shifted_skew":
         return f"delays {_ms(imbalance['min_s'])} to {_ms(imbalance['max_s'])}, shifting"
+    together = imbalance.get("correlated_ranks", 1)
+    by = ("" if together == 1 else f", by {imbalance['correlate']} ({together} ranks)" if "correlate" in imbalance
+          else f", in blocks of {together} ranks")
     if kind == "distribution":
         d = imbalance.get("distribution", {})
-        return f"delays ~ {d.get('kind', '?')} with probability {imbalance.get('probability', 1)}"
+        return f"delays ~ {d.get('kind', '?')} with probability {imbalance.get('probability', 1)}" + by
+    if kind == "markov":
+        slow = []
+        if imbalance.get("factor", 1) != 1:
+            slow.append(f"{imbalance['factor']}x")
+        if imbalance.get("delay_s", 0):
+            slow.append(f"+{_ms(imbalance['delay_s'])}")
+        if "distribution" in imbalance:
+            slow.append(f"+{imbalance['distribution'].get('kind', '?')} per episode")
+        return (f"slow ({' '.join(slow) or 'no change'}) for ~{imbalance['mean_slow_steps']:g} steps, "
+                f"normal for ~{imbalance['mean_normal_steps']:g}" + by)
+    if kind == "ar1":
+        return f"log step time AR(1), phi {imbalance['phi']:g}, sd {imbalance['sigma']:g}" + by
     return kind
 
 

@@ -18,6 +18,20 @@ int ranks_per_node(const PlatformConfig& config) {
   return 1;
 }
 
+std::vector<RankLevel> rank_levels(const PlatformConfig& config) {
+  std::vector<RankLevel> levels = {{"node", ranks_per_node(config)}};
+  auto dragonfly = [&levels](int nodes_per_router, int routers_per_chassis, int chassis_per_group) {
+    levels.push_back({"router", nodes_per_router});
+    levels.push_back({"chassis", nodes_per_router * routers_per_chassis});
+    levels.push_back({"group", nodes_per_router * routers_per_chassis * chassis_per_group});
+  };
+  if (std::holds_alternative<PizDaintConfig>(config))
+    dragonfly(PizDaintConfig::kNodesPerRouter, PizDaintConfig::kRoutersPerChassis, PizDaintConfig::kChassisPerGroup);
+  if (const auto* g = std::get_if<GenericConfig>(&config); g != nullptr && g->topology == "dragonfly")
+    dragonfly(static_cast<int>(g->nodes_per_router), static_cast<int>(g->routers), static_cast<int>(g->chassis));
+  return levels;
+}
+
 HostCosts host_costs(const PlatformConfig& config) {
   HostCosts costs;
   if (const auto* p = std::get_if<PizDaintConfig>(&config)) costs.reduce_Bps = p->reduce_Bps;

@@ -96,6 +96,16 @@ int rank_count(const PlatformConfig& config);
 // node; every other platform places one rank per host.
 int ranks_per_node(const PlatformConfig& config);
 
+// A named group of consecutive ranks that share hardware: ranks k*ranks .. k*ranks + ranks - 1 sit in the k-th one.
+struct RankLevel {
+  std::string name;
+  int ranks = 1;
+};
+// The platform's levels, innermost first (imbalance.correlate): "node" everywhere (ranks_per_node); on the
+// dragonflies (piz_daint, generic dragonfly), whose ranks fill routers, chassis and groups in order, also "router",
+// "chassis" and "group" (Piz Daint: 4, 64 and 384 nodes).
+std::vector<RankLevel> rank_levels(const PlatformConfig& config);
+
 // What a rank's CPU and MPI library cost beyond the network, where the platform has measured them (localhost from
 // `quorum calibrate`); elsewhere nothing (reductions free, native allreduces simulated point to point).
 struct HostCosts {

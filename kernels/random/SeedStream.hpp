@@ -10,16 +10,17 @@ namespace quorum {
 
 // What a stream is used for; the value is part of the key, so never renumber an entry.
 enum class Stream : std::uint64_t {
-  ComputeTime = 1,     // per-rank per-step base compute duration
-  Straggler = 2,       // which ranks are delayed and by how much
-  Batch = 3,           // mini-batch sampling, per rank and step
-  ModelInit = 4,       // initial weights (shared by all ranks)
-  DataShard = 5,       // permutation of the training set before sharding
-  SyntheticData = 6,   // synthetic datasets (hyperplane)
-  Majority = 7,        // majority-allreduce initiators
-  Gossip = 8,          // gossip peers
-  GroupGenerator = 9,  // Prague group generation
-  Algorithm = 10,      // any other algorithm-level draw
+  ComputeTime = 1,         // per-rank per-step base compute duration
+  Straggler = 2,           // which ranks are delayed and by how much
+  Batch = 3,               // mini-batch sampling, per rank and step
+  ModelInit = 4,           // initial weights (shared by all ranks)
+  DataShard = 5,           // permutation of the training set before sharding
+  SyntheticData = 6,       // synthetic datasets (hyperplane)
+  Majority = 7,            // majority-allreduce initiators
+  Gossip = 8,              // gossip peers
+  GroupGenerator = 9,      // Prague group generation
+  Algorithm = 10,          // any other algorithm-level draw
+  StragglerEpisodes = 11,  // per block of ranks: slow/normal episode sequences, AR(1) slowdowns, per-episode draws
 };
 
 // splitmix64 finaliser: a bijective 64-bit mixer.

@@ -276,7 +276,7 @@ Scenario parse_scenario(const nlohmann::json& json, const std::string& base_dir)
   root.set_resolved("workload", workload.resolved());
 
   Fields imbalance = root.object("imbalance");
-  s.imbalance = parse_imbalance(imbalance, s.ranks, base_dir);
+  s.imbalance = parse_imbalance(imbalance, s.ranks, rank_levels(s.platform), base_dir);
   root.set_resolved("imbalance", imbalance.resolved());
 
   Fields algorithm = root.object("algorithm", true);

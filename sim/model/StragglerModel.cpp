@@ -1,6 +1,8 @@
 #include "sim/model/StragglerModel.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <stdexcept>
 
 #include "sim/model/Fields.hpp"
 
@@ -14,12 +16,39 @@ const std::vector<ImbalanceInfo>& imbalance_catalog() {
       {"linear_skew", "rank r delayed by r * step_s (eager-SGD microbenchmark)"},
       {"shifted_skew", "delays spread from min_s to max_s over the ranks, shifted by one rank every step"},
       {"distribution", "each rank and step delayed, with some probability, by a draw from a distribution"},
+      {"markov", "slow (factor x, + delay_s or a draw) and normal episodes, geometric: mean_slow/normal_steps"},
+      {"ar1", "drifting: the log of the step-time factor is a stationary AR(1) process (phi, sigma)"},
   };
   return catalog;
 }
 
+namespace {
+
+int block_count(int world_size, int block_ranks) { return (world_size + block_ranks - 1) / block_ranks; }
+
+}  // namespace
+
 StragglerModel::StragglerModel(StragglerSpec spec, int world_size, std::uint64_t seed)
-    : spec_(std::move(spec)), world_size_(world_size), seed_(seed) {}
+    : spec_(std::move(spec)), world_size_(world_size), seed_(seed) {
+  if (spec_.block_ranks < 1) throw std::invalid_argument("StragglerSpec::block_ranks must be >= 1");
+  const int blocks = block_count(world_size_, spec_.block_ranks);
+  if (spec_.kind == "markov") episodes_.emplace(seed_, spec_.mean_slow_steps, spec_.mean_normal_steps, blocks);
+  if (spec_.kind == "ar1") ar1_.emplace(seed_, spec_.phi, spec_.sigma, blocks);
+}
+
+double StragglerModel::markov_delay(int rank, std::int64_t step, double base_s) const {
+  const int block = rank / spec_.block_ranks;
+  const SlowEpisodes::Episode e = episodes_->at(block, step);
+  if (!e.slow) return 0.0;
+  double extra = base_s * (spec_.factor - 1.0) + spec_.delay_s;
+  if (spec_.episode_draw) {
+    // Keyed by the episode's first step: the same draw on every step of the episode and every rank of the block.
+    Rng rng(seed_, Stream::StragglerEpisodes, static_cast<std::uint64_t>(block),
+            static_cast<std::uint64_t>(e.start) + 1);
+    extra += spec_.distribution.sample(rng, block * spec_.block_ranks, e.start);
+  }
+  return extra;
+}
 
 bool StragglerModel::is_slow_worker(int rank, std::int64_t step) const {
   if (!spec_.rank_list.empty())
@@ -45,17 +74,63 @@ double StragglerModel::delay(int rank, std::int64_t step, double base_s) const {
     const auto pos = static_cast<double>((rank + step) % world_size_);
     return spec_.min_s + (spec_.max_s - spec_.min_s) * pos / (world_size_ - 1);
   }
-  // distribution
-  Rng rng(seed_, Stream::Straggler, static_cast<std::uint64_t>(rank), static_cast<std::uint64_t>(step) + 1);
+  if (k == "markov") return markov_delay(rank, step, base_s);
+  if (k == "ar1") return base_s * std::expm1(ar1_->log_factor(rank / spec_.block_ranks, step));
+  // distribution: the ranks of a block share the stream, so they draw alike (a block of one: the rank's own stream)
+  const int first = rank / spec_.block_ranks * spec_.block_ranks;
+  Rng rng(seed_, Stream::Straggler, static_cast<std::uint64_t>(first), static_cast<std::uint64_t>(step) + 1);
   if (spec_.probability < 1.0 && rng.uniform() >= spec_.probability) return 0.0;
-  return spec_.distribution.sample(rng, rank, step);
+  return spec_.distribution.sample(rng, first, step);
 }
 
-StragglerSpec parse_imbalance(Fields& f, int world_size, const std::string& base_dir) {
+namespace {
+
+// "k times slower", read as factor (the step takes factor x as long) or added_step_times (1 + k x as long): Prague
+// sec. 7.4 says "adding 2 or 5 times the normal iteration time of sleep", its captions say 2x and 5x.
+double parse_factor(Fields& f, std::optional<double> fallback) {
+  if (f.has("factor") && f.has("added_step_times"))
+    f.fail("added_step_times", "give either factor (the step takes factor x as long) or added_step_times (the "
+                               "step takes 1 + added_step_times x as long), not both");
+  if (f.has("added_step_times")) return 1.0 + f.number("added_step_times", std::nullopt, 0.0);
+  return f.number("factor", fallback, 1.0);
+}
+
+// Which ranks share their draws: a level of the platform (correlate) or a block size (block_ranks).
+int parse_block_ranks(Fields& f, int world_size, const std::vector<RankLevel>& levels) {
+  if (f.has("block_ranks")) {
+    if (f.has("correlate"))
+      f.fail("block_ranks", "give either correlate (a level of the platform: rank, node, ...) or block_ranks (ranks "
+                            "k*N .. k*N+N-1 share their draws), not both");
+    return static_cast<int>(f.integer("block_ranks", std::nullopt, 1, std::max(world_size, 1)));
+  }
+  const std::string level = f.string("correlate", "rank", {"rank", "node", "router", "chassis", "group"});
+  if (level == "rank") return 1;
+  std::string here = "rank";
+  for (const auto& l : levels) {
+    if (l.name == level) return l.ranks;
+    here += ", " + l.name;
+  }
+  f.fail("correlate", "this platform has no " + level + " level (it has: " + here +
+                          "; router, chassis and group are the dragonflies': piz_daint, generic dragonfly)");
+}
+
+}  // namespace
+
+StragglerSpec parse_imbalance(Fields& f, int world_size, const std::vector<RankLevel>& levels,
+                              const std::string& base_dir) {
   StragglerSpec s;
   std::vector<std::string> kinds;
   for (const auto& info : imbalance_catalog()) kinds.push_back(info.name);
   s.kind = f.string("kind", "none", kinds);
+  const bool independent_draws = s.kind == "markov" || s.kind == "ar1" || s.kind == "distribution";
+  for (const char* key : {"correlate", "block_ranks"})
+    if (!independent_draws && f.has(key))
+      f.fail(key, "applies to markov, ar1 and distribution (the kinds whose ranks draw independently), not " +
+                      s.kind);
+  if (independent_draws) {
+    s.block_ranks = parse_block_ranks(f, world_size, levels);
+    f.set_resolved("correlated_ranks", s.block_ranks);
+  }
   if (s.kind == "random_delay") {
     s.ranks = static_cast<int>(f.integer("ranks", std::nullopt, 0, world_size));
     s.delay_s = f.number("delay_s", std::nullopt, 0.0);
@@ -70,13 +145,7 @@ StragglerSpec parse_imbalance(Fields& f, int world_size, const std::string& base
     } else {
       s.ranks = static_cast<int>(f.integer("ranks", 1, 0, world_size));
     }
-    // Two readings of "k times slower" (Prague sec. 7.4 says "adding 2 or 5 times the normal iteration time of
-    // sleep", its captions say 2x and 5x): factor multiplies the step time, added_step_times adds k step times.
-    if (f.has("factor") && f.has("added_step_times"))
-      f.fail("added_step_times", "give either factor (the step takes factor x as long) or added_step_times (the "
-                                 "step takes 1 + added_step_times x as long), not both");
-    if (f.has("added_step_times")) s.factor = 1.0 + f.number("added_step_times", std::nullopt, 0.0);
-    else s.factor = f.number("factor", std::nullopt, 1.0);
+    s.factor = parse_factor(f, std::nullopt);
     s.redraw_every = f.integer("redraw_every", 0, 0);
   } else if (s.kind == "linear_skew") {
     s.step_s = f.number("step_s", std::nullopt, 0.0);
@@ -88,6 +157,29 @@ StragglerSpec parse_imbalance(Fields& f, int world_size, const std::string& base
     s.distribution = parse_distribution(d, base_dir, world_size);
     f.set_resolved("distribution", d.resolved());
     s.probability = f.number("probability", 1.0, 0.0, 1.0);
+  } else if (s.kind == "markov") {
+    // Up to 1e12 steps: far beyond any run, and the episode bounds stay well inside 64-bit integers.
+    s.mean_slow_steps = f.number("mean_slow_steps", std::nullopt, 1.0, 1e12);
+    s.mean_normal_steps = f.number("mean_normal_steps", std::nullopt, 1.0, 1e12);
+    if (!f.has("factor") && !f.has("added_step_times") && !f.has("delay_s") && !f.has("distribution"))
+      f.fail("factor", "markov needs what a slow episode does: factor (or added_step_times), delay_s or "
+                       "distribution (a delay drawn once per episode)");
+    s.factor = parse_factor(f, 1.0);
+    if (f.has("delay_s") && f.has("distribution"))
+      f.fail("distribution", "give either delay_s (the same delay in every slow episode) or distribution (a delay "
+                             "drawn once per slow episode), not both");
+    s.delay_s = f.number("delay_s", 0.0, 0.0);
+    if (f.has("distribution")) {
+      Fields d = f.object("distribution", true);
+      s.distribution = parse_distribution(d, base_dir, world_size);
+      f.set_resolved("distribution", d.resolved());
+      s.episode_draw = true;
+    }
+  } else if (s.kind == "ar1") {
+    s.phi = f.number("phi", std::nullopt, 0.0, 1.0);
+    if (s.phi >= 1.0) f.fail("phi", "must be < 1: at 1 the process never returns to its mean (not stationary)");
+    // Beyond 3, one step in a thousand would run e^9 (8,000) times slower than undisturbed.
+    s.sigma = f.number("sigma", std::nullopt, 0.0, 3.0);
   }
   f.finish();
   return s;

@@ -15,12 +15,34 @@
 //                                              by one rank every step
 //   distribution  {distribution, probability}  each rank, each step, with the given probability, is delayed by a
 //                                              draw from the distribution (Distribution.hpp)
+//   markov        {mean_slow_steps, mean_normal_steps, factor | added_step_times, delay_s | distribution}
+//                                              each rank alternates normal and slow episodes of geometric lengths
+//                                              with those means (SlowEpisodes.hpp); in a slow episode its steps take
+//                                              factor times as long plus delay_s, or plus a draw from the
+//                                              distribution made once per episode and held for all of it. The
+//                                              persistent forms of the kinds above: of slow_worker (factor), of
+//                                              random_delay (delay_s) and of distribution (distribution; its
+//                                              probability becomes mean_slow / (mean_slow + mean_normal))
+//   ar1           {phi, sigma}                 the log of each rank's step-time factor is a stationary AR(1)
+//                                              process, coefficient phi, sd sigma (Ar1Slowdown.hpp): its steps take
+//                                              exp(x) times as long, so the delay is negative while exp(x) < 1 (the
+//                                              MPI backend's real compute mode cannot speed up real work: there it
+//                                              only slows)
+//
+// Correlation in space (markov, ar1, distribution): correlate names a level of the platform whose ranks share one
+// draw (rank: independent, the default; node; router, chassis, group on the dragonflies), or block_ranks N makes
+// ranks k*N .. k*N+N-1 share one. Shared means the same episodes, the same AR(1) path or the same per-step draw, so
+// the ranks of a block are slow on exactly the same steps, and different blocks are independent.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "platforms/PlatformConfig.hpp"
+#include "sim/model/Ar1Slowdown.hpp"
 #include "sim/model/Distribution.hpp"
+#include "sim/model/SlowEpisodes.hpp"
 
 namespace quorum {
 
@@ -30,13 +52,17 @@ struct StragglerSpec {
   std::string kind = "none";
   int ranks = 0;                  // random_delay: delayed per step; slow_worker: how many (if no list)
   std::vector<int> rank_list;     // slow_worker: explicit ranks
-  double delay_s = 0;             // random_delay
-  double factor = 1;              // slow_worker
+  double delay_s = 0;             // random_delay; markov: added in slow episodes
+  double factor = 1;              // slow_worker; markov: in slow episodes
   std::int64_t redraw_every = 0;  // slow_worker
   double step_s = 0;              // linear_skew
   double min_s = 0, max_s = 0;    // shifted_skew
-  Distribution distribution;      // distribution
+  Distribution distribution;      // distribution; markov with episode_draw
   double probability = 1;         // distribution
+  bool episode_draw = false;      // markov: slow episodes add a draw of distribution, once per episode
+  double mean_slow_steps = 1, mean_normal_steps = 1;  // markov
+  double phi = 0, sigma = 0;      // ar1
+  int block_ranks = 1;            // markov, ar1, distribution: ranks k*N .. k*N+N-1 share their draws
 };
 
 class StragglerModel {
@@ -48,9 +74,12 @@ class StragglerModel {
 
  private:
   bool is_slow_worker(int rank, std::int64_t step) const;
+  double markov_delay(int rank, std::int64_t step, double base_s) const;
   StragglerSpec spec_;
   int world_size_;
   std::uint64_t seed_;
+  std::optional<SlowEpisodes> episodes_;  // markov
+  std::optional<Ar1Slowdown> ar1_;        // ar1
 };
 
 struct ImbalanceInfo {
@@ -58,6 +87,8 @@ struct ImbalanceInfo {
 };
 const std::vector<ImbalanceInfo>& imbalance_catalog();
 
-StragglerSpec parse_imbalance(Fields& fields, int world_size, const std::string& base_dir);
+// levels: the platform's named groups of ranks (rank_levels), which imbalance.correlate may name.
+StragglerSpec parse_imbalance(Fields& fields, int world_size, const std::vector<RankLevel>& levels,
+                              const std::string& base_dir);
 
 }  // namespace quorum

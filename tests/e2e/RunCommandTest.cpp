@@ -134,7 +134,8 @@ TEST(RunCommand, ListShowsEverySectionWithDescriptions) {
   ASSERT_EQ(r.exit_code, 0);
   for (const char* word : {"piz_daint", "maverick2", "localhost", "generic", "resnet50_p100", "transformer_p100",
                            "ppo_habitat", "hyperplane", "lstm_ucf101", "resnet50_cloud", "random_delay", "slow_worker",
-                           "linear_skew", "shifted_skew", "distribution", "allreduce", "local_sgd", "softmax", "mlp"})
+                           "linear_skew", "shifted_skew", "distribution", "markov", "ar1", "imbalance.correlate",
+                           "allreduce", "local_sgd", "softmax", "mlp"})
     EXPECT_NE(r.out.find(word), std::string::npos) << word;
   EXPECT_EQ(run_cli("run --help").exit_code, 0);
   EXPECT_NE(run_cli("list nonsense").exit_code, 0);

@@ -320,6 +320,42 @@ TEST(Compute, EmulatedStepsTakeAtLeastTheModelledTimeAndRunTheMath) {
     }
 }
 
+// The persistent kind: every rank of the MPI job builds the same episodes as the model here, alone, without talking.
+TEST(Compute, EmulatedStepsCarryTheMarkovEpisodesOfTheModel) {
+  testing::MpiHarnessOptions o;
+  o.compute_s = 0.004;
+  o.imbalance.kind = "markov";
+  o.imbalance.mean_slow_steps = 3;
+  o.imbalance.mean_normal_steps = 3;
+  o.imbalance.delay_s = 0.02;
+  o.imbalance.block_ranks = 2;
+  o.seed = 9;
+  constexpr int kSteps = 12;
+  const auto r = run_on_ranks(
+      [](Comm& comm) {
+        nlohmann::json steps = nlohmann::json::array();
+        for (int step = 0; step < kSteps; ++step) steps.push_back(comm.compute(step, {}));
+        return steps;
+      },
+      o);
+  ASSERT_TRUE(r.ok) << r.error;
+  Distribution c;
+  c.value = o.compute_s;
+  const ComputeModel model(c, StragglerModel(o.imbalance, testing::mpi_size(), o.seed), o.seed);
+  int slow = 0;
+  for (std::size_t rank = 0; rank < r.per_rank.size(); ++rank)
+    for (int step = 0; step < kSteps; ++step) {
+      const int rk = static_cast<int>(rank);
+      slow += model.delay(rk, step, o.compute_s) > 0;
+      EXPECT_EQ(model.delay(rk, step, o.compute_s), model.delay(rk / 2 * 2, step, o.compute_s));
+      // A slow step (6x the normal one) charged less than the model's duration: the rank drew other episodes.
+      EXPECT_GE(r.per_rank[rank][static_cast<std::size_t>(step)].get<double>(), model.duration(rk, step) - 1e-6)
+          << "rank " << rank << " step " << step;
+    }
+  EXPECT_GT(slow, 0);
+  EXPECT_LT(slow, static_cast<int>(r.per_rank.size()) * kSteps);
+}
+
 TEST(Compute, RealModeChargesTheMathAndOnlyTheInjectedDelay) {
   testing::MpiHarnessOptions o;
   o.compute_s = 30;  // the profile's step time: never slept in real mode

@@ -204,6 +204,29 @@ TEST(Platforms, LocalhostSharesItsAggregateBandwidthBetweenConcurrentTransfers) 
   for (const auto& t : ring.per_rank) EXPECT_NEAR(t.get<double>(), 4 * 1e8 / 6e9, 1e-4);
 }
 
+// rank_levels' routers (imbalance.correlate) are the builders': the last rank of a router's block is one router
+// hop closer to its first rank than the next block's first rank is.
+TEST(Platforms, RankLevelRoutersAreTheDragonflysRouters) {
+  PizDaintConfig daint;
+  daint.nodes = 16;
+  GenericConfig generic;
+  generic.topology = "dragonfly";
+  generic.nodes = 24;
+  generic.groups = 2;
+  generic.chassis = 2;
+  generic.routers = 2;
+  generic.nodes_per_router = 3;
+  for (const PlatformConfig& c : {PlatformConfig(daint), PlatformConfig(generic)}) {
+    const auto levels = rank_levels(c);
+    ASSERT_EQ(levels.size(), 4u);
+    ASSERT_EQ(levels[1].name, "router");
+    const int n = levels[1].ranks;
+    for (int block = 0; block + n < rank_count(c); block += n) {
+      EXPECT_LT(transfer_time(c, block, block + n - 1, 8), transfer_time(c, block, block + n, 8)) << block;
+    }
+  }
+}
+
 TEST(Platforms, GenericTopologiesBuildAndConnectAllRanks) {
   std::vector<GenericConfig> configs(4);
   configs[0].topology = "cluster";
