@@ -22,19 +22,13 @@
 #include <string>
 #include <vector>
 
+#include "platforms/PlatformConfig.hpp"
+
 namespace simgrid::s4u {
 class Host;
 }
 
 namespace quorum {
-
-// Counts of a dragonfly, as SimGrid's DragonflyParams: (count, links to each peer) per level, nodes per router.
-struct DragonflyLayout {
-  unsigned groups = 1, group_links = 1;
-  unsigned chassis = 1, chassis_links = 1;
-  unsigned routers = 1, router_links = 1;
-  unsigned nodes_per_router = 1;
-};
 
 // The pair link's capacity at a level of `units` peers joined pairwise by `direct_Bps` (see above).
 double adaptive_pair_capacity(unsigned units, double direct_Bps);

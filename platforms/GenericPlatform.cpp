@@ -5,7 +5,6 @@
 
 #include <numeric>
 
-#include "platforms/AdaptiveDragonfly.hpp"
 #include "platforms/ClusterLeaves.hpp"
 #include "platforms/PlatformBuilder.hpp"
 
@@ -35,16 +34,8 @@ std::vector<sg4::Host*> build_generic(const GenericConfig& c) {
                                                 c.fat_tree_up, c.fat_tree_parallel),
                              callbacks, c.bandwidth_Bps, c.latency_s, policy)
         ->seal();
-  } else if (c.topology == "dragonfly" && c.routing == "adaptive") {
-    const DragonflyLayout layout{c.groups,  c.group_links,  c.chassis,         c.chassis_links,
-                                 c.routers, c.router_links, c.nodes_per_router};
-    hosts = build_adaptive_dragonfly("dragonfly", layout, c.bandwidth_Bps, c.latency_s, "node");
   } else if (c.topology == "dragonfly") {
-    sg4::create_dragonfly_zone("dragonfly", nullptr,
-                               sg4::DragonflyParams({c.groups, c.group_links}, {c.chassis, c.chassis_links},
-                                                    {c.routers, c.router_links}, c.nodes_per_router),
-                               callbacks, c.bandwidth_Bps, c.latency_s, policy)
-        ->seal();
+    hosts = build_dragonfly("dragonfly", dragonfly_layout(c), c.routing, c.bandwidth_Bps, c.latency_s, "node");
   } else {  // torus
     std::vector<unsigned long> dims(c.torus_dimensions.begin(), c.torus_dimensions.end());
     sg4::create_torus_zone("torus", nullptr, dims, callbacks, c.bandwidth_Bps, c.latency_s, policy)->seal();

@@ -1,5 +1,6 @@
 #pragma once
 // Builds a platform in the running SimGrid engine and returns the host of every rank, in rank order.
+#include <string>
 #include <vector>
 
 #include "platforms/PlatformConfig.hpp"
@@ -16,6 +17,11 @@ namespace quorum {
 void configure_network_model(const PlatformConfig& config);
 
 std::vector<simgrid::s4u::Host*> build_platform(const PlatformConfig& config);
+
+// A dragonfly with "minimal" or "adaptive" routing (Dragonfly.cpp); every host "<host_prefix><id>", in id order.
+std::vector<simgrid::s4u::Host*> build_dragonfly(const std::string& name, const DragonflyLayout& layout,
+                                                 const std::string& routing, double bandwidth_Bps, double latency_s,
+                                                 const std::string& host_prefix);
 
 // Per-platform builders (one file each).
 std::vector<simgrid::s4u::Host*> build_piz_daint(const PizDaintConfig& config);

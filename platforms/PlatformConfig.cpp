@@ -32,6 +32,25 @@ std::vector<RankLevel> rank_levels(const PlatformConfig& config) {
   return levels;
 }
 
+DragonflyLayout dragonfly_layout(const PizDaintConfig& c) {
+  constexpr int per_chassis = PizDaintConfig::kNodesPerRouter * PizDaintConfig::kRoutersPerChassis;
+  constexpr int per_group = per_chassis * PizDaintConfig::kChassisPerGroup;
+  const auto groups = static_cast<unsigned>((c.nodes + per_group - 1) / per_group);
+  const auto chassis = groups > 1 ? static_cast<unsigned>(PizDaintConfig::kChassisPerGroup)
+                                  : static_cast<unsigned>((c.nodes + per_chassis - 1) / per_chassis);
+  return {groups,
+          PizDaintConfig::kBlueLinks,
+          chassis,
+          PizDaintConfig::kBlackLinks,
+          PizDaintConfig::kRoutersPerChassis,
+          PizDaintConfig::kGreenLinks,
+          PizDaintConfig::kNodesPerRouter};
+}
+
+DragonflyLayout dragonfly_layout(const GenericConfig& c) {
+  return {c.groups, c.group_links, c.chassis, c.chassis_links, c.routers, c.router_links, c.nodes_per_router};
+}
+
 HostCosts host_costs(const PlatformConfig& config) {
   HostCosts costs;
   if (const auto* p = std::get_if<PizDaintConfig>(&config)) costs.reduce_Bps = p->reduce_Bps;

@@ -88,6 +88,19 @@ struct XmlConfig {
   std::string network_model = "CM02";
 };
 
+// Counts of a dragonfly, as SimGrid's DragonflyParams: (count, links to each peer) per level, nodes per router.
+struct DragonflyLayout {
+  unsigned groups = 1, group_links = 1;
+  unsigned chassis = 1, chassis_links = 1;
+  unsigned routers = 1, router_links = 1;
+  unsigned nodes_per_router = 1;
+};
+// Piz Daint's dragonfly, built just large enough: as many chassis as needed up to 6 per group, then as many groups as
+// needed (4096 nodes: 11 groups of 384). Read by the builder and by the XML export.
+DragonflyLayout dragonfly_layout(const PizDaintConfig& config);
+// A generic dragonfly's own parameters.
+DragonflyLayout dragonfly_layout(const GenericConfig& config);
+
 using PlatformConfig = std::variant<PizDaintConfig, Maverick2Config, LocalhostConfig, GenericConfig, XmlConfig>;
 
 // Number of ranks the platform runs (nodes, or nodes x GPUs per node).

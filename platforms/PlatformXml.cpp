@@ -46,44 +46,33 @@ XmlCluster leaf_cluster(const std::string& id, const std::string& prefix, long h
   return c;
 }
 
-// "groups,blue links;chassis,black links;routers,green links;nodes per router", as SimGrid's DragonflyParams.
-std::string dragonfly_parameters(unsigned groups, unsigned group_links, unsigned chassis, unsigned chassis_links,
-                                 unsigned routers, unsigned router_links, unsigned nodes_per_router) {
-  return std::to_string(groups) + "," + std::to_string(group_links) + ";" + std::to_string(chassis) + "," +
-         std::to_string(chassis_links) + ";" + std::to_string(routers) + "," + std::to_string(router_links) + ";" +
-         std::to_string(nodes_per_router);
-}
-
-// The same sizing as build_piz_daint (PizDaint.cpp): just enough chassis, then groups.
-ExportedCluster piz_daint(const PizDaintConfig& c) {
-  if (c.routing != "minimal")
+// SimGrid's dragonfly <cluster> ("groups,blue links;chassis,black links;routers,green links;nodes per router", as
+// DragonflyParams), the zone build_dragonfly makes under minimal routing. The adaptive model is hierarchical zones
+// of pooled links, which a <cluster> cannot express.
+XmlCluster dragonfly_cluster(const std::string& id, const std::string& prefix, const DragonflyLayout& l,
+                             const std::string& routing, double bandwidth_Bps, double latency_s) {
+  if (routing != "minimal")
     throw PlatformXmlError("platform.routing: the adaptive dragonfly (AdaptiveDragonfly.cpp) is hierarchical zones of "
                            "pooled links, which a <cluster> cannot express; --set platform.routing=minimal exports "
                            "SimGrid's dragonfly");
-  if (c.reduce_Bps > 0)
-    throw PlatformXmlError("platform.reduce_Bps: the cost of summing received blocks is charged by quorum's simulator, "
-                           "not by the network; a platform file cannot carry it");
-  constexpr int per_chassis = PizDaintConfig::kNodesPerRouter * PizDaintConfig::kRoutersPerChassis;
-  constexpr int per_group = per_chassis * PizDaintConfig::kChassisPerGroup;
-  const auto groups = static_cast<unsigned>((c.nodes + per_group - 1) / per_group);
-  const auto chassis = groups > 1 ? static_cast<unsigned>(PizDaintConfig::kChassisPerGroup)
-                                  : static_cast<unsigned>((c.nodes + per_chassis - 1) / per_chassis);
-  const long leaves = static_cast<long>(groups) * chassis * PizDaintConfig::kRoutersPerChassis *
-                      PizDaintConfig::kNodesPerRouter;
-  XmlCluster x = leaf_cluster("piz_daint", "nid", leaves, c.link_bandwidth_Bps, c.link_latency_s);
+  const long leaves = static_cast<long>(l.groups) * l.chassis * l.routers * l.nodes_per_router;
+  XmlCluster x = leaf_cluster(id, prefix, leaves, bandwidth_Bps, latency_s);
   x.topology = "DRAGONFLY";
-  x.topo_parameters = dragonfly_parameters(groups, PizDaintConfig::kBlueLinks, chassis, PizDaintConfig::kBlackLinks,
-                                           PizDaintConfig::kRoutersPerChassis, PizDaintConfig::kGreenLinks,
-                                           PizDaintConfig::kNodesPerRouter);
-  return {x, "piz_daint, " + std::to_string(c.nodes) + " nodes (dragonfly: " + std::to_string(groups) +
-                 " group(s) of " + std::to_string(chassis) + " chassis)"};
+  x.topo_parameters = std::to_string(l.groups) + "," + std::to_string(l.group_links) + ";" +
+                      std::to_string(l.chassis) + "," + std::to_string(l.chassis_links) + ";" +
+                      std::to_string(l.routers) + "," + std::to_string(l.router_links) + ";" +
+                      std::to_string(l.nodes_per_router);
+  return x;
+}
+
+ExportedCluster piz_daint(const PizDaintConfig& c) {
+  const DragonflyLayout l = dragonfly_layout(c);
+  return {dragonfly_cluster("piz_daint", "nid", l, c.routing, c.link_bandwidth_Bps, c.link_latency_s),
+          "piz_daint, " + std::to_string(c.nodes) + " nodes (dragonfly: " + std::to_string(l.groups) +
+              " group(s) of " + std::to_string(l.chassis) + " chassis)"};
 }
 
 ExportedCluster generic(const GenericConfig& c) {
-  if (c.topology == "dragonfly" && c.routing != "minimal")
-    throw PlatformXmlError("platform.routing: the adaptive dragonfly (AdaptiveDragonfly.cpp) is hierarchical zones of "
-                           "pooled links, which a <cluster> cannot express; --set platform.routing=minimal exports "
-                           "SimGrid's dragonfly");
   const std::string what = "generic " + c.topology + ", " + std::to_string(c.nodes) + " nodes";
   if (c.topology == "cluster") {
     // A star: one split-duplex link per host and no loopback (GenericPlatform.cpp).
@@ -100,14 +89,9 @@ ExportedCluster generic(const GenericConfig& c) {
                         join(c.fat_tree_up, ',') + ";" + join(c.fat_tree_parallel, ',');
     return {x, what};
   }
-  if (c.topology == "dragonfly") {
-    const long leaves = static_cast<long>(c.groups) * c.chassis * c.routers * c.nodes_per_router;
-    XmlCluster x = leaf_cluster("dragonfly", "node", leaves, c.bandwidth_Bps, c.latency_s);
-    x.topology = "DRAGONFLY";
-    x.topo_parameters = dragonfly_parameters(c.groups, c.group_links, c.chassis, c.chassis_links, c.routers,
-                                             c.router_links, c.nodes_per_router);
-    return {x, what};
-  }
+  if (c.topology == "dragonfly")
+    return {dragonfly_cluster("dragonfly", "node", dragonfly_layout(c), c.routing, c.bandwidth_Bps, c.latency_s),
+            what};
   if (c.topology == "torus") {
     long leaves = 1;
     std::vector<unsigned> dims;
@@ -131,10 +115,6 @@ ExportedCluster localhost(const LocalhostConfig& c) {
     throw PlatformXmlError("platform.native_allreduce: the localhost platform's measured MPI_Allreduce table is "
                            "charged by quorum's simulator, not by the network, and a SimGrid platform file cannot "
                            "carry it; export without it (mpi.native_allreduce off, or no table in the calibration)");
-  if (c.reduce_Bps > 0)
-    throw PlatformXmlError("platform.reduce_Bps: the cost of summing received blocks is charged by quorum's simulator, "
-                           "not by the network, and a SimGrid platform file cannot carry it; set it to 0 to export "
-                           "the network alone");
   XmlCluster x;
   x.id = "localhost";
   x.prefix = "rank";
@@ -147,6 +127,10 @@ ExportedCluster localhost(const LocalhostConfig& c) {
 }
 
 ExportedCluster exported_cluster(const PlatformConfig& config) {
+  if (host_costs(config).reduce_Bps > 0)
+    throw PlatformXmlError("platform.reduce_Bps: the cost of summing received blocks is charged by quorum's simulator, "
+                           "not by the network, and a SimGrid platform file cannot carry it; set it to 0 to export "
+                           "the network alone");
   struct Visitor {
     ExportedCluster operator()(const PizDaintConfig& c) const { return piz_daint(c); }
     ExportedCluster operator()(const GenericConfig& c) const { return generic(c); }

@@ -48,6 +48,13 @@ struct Shape {
 const std::vector<Shape> kShapes = {{0, 0, 0},    {3, 2, 20},  {3, 2, 3000},    {1000, 10, 0},
                                     {100000, 5, 0}, {5, 0, 1e6}, {0, 0, 3e5}, {20000, 3, 2e6}};
 
+// The compute model the harness's ranks run (a constant step plus the options' imbalance), built here alone.
+ComputeModel harness_compute_model(const testing::MpiHarnessOptions& o) {
+  Distribution step;
+  step.value = o.compute_s;
+  return ComputeModel(step, StragglerModel(o.imbalance, testing::mpi_size(), o.seed), o.seed);
+}
+
 }  // namespace
 
 TEST(PointToPoint, PayloadsOfEverySizeArriveIntact) {
@@ -308,9 +315,7 @@ TEST(Compute, EmulatedStepsTakeAtLeastTheModelledTimeAndRunTheMath) {
       },
       o);
   ASSERT_TRUE(r.ok) << r.error;
-  Distribution c;
-  c.value = o.compute_s;
-  const ComputeModel model(c, StragglerModel(o.imbalance, testing::mpi_size(), o.seed), o.seed);
+  const ComputeModel model = harness_compute_model(o);
   for (std::size_t rank = 0; rank < r.per_rank.size(); ++rank)
     for (std::size_t step = 0; step < 6; ++step) {
       const auto& s = r.per_rank[rank][step];
@@ -339,9 +344,7 @@ TEST(Compute, EmulatedStepsCarryTheMarkovEpisodesOfTheModel) {
       },
       o);
   ASSERT_TRUE(r.ok) << r.error;
-  Distribution c;
-  c.value = o.compute_s;
-  const ComputeModel model(c, StragglerModel(o.imbalance, testing::mpi_size(), o.seed), o.seed);
+  const ComputeModel model = harness_compute_model(o);
   int slow = 0;
   for (std::size_t rank = 0; rank < r.per_rank.size(); ++rank)
     for (int step = 0; step < kSteps; ++step) {
