@@ -37,6 +37,7 @@ double run_ranks(const PlatformConfig& platform, const ComputeModel& compute,
                            SimComm comm(world, r);
                            program(comm);
                            finished[static_cast<std::size_t>(r)] = 1;
+                           comm.deliver_pending_posts();
                          } catch (const std::exception& e) {
                            if (world.first_error.empty()) world.first_error = "rank " + std::to_string(r) + ": " + e.what();
                          }

@@ -71,13 +71,30 @@ class SimConditionVariable final : public ConditionVariable {
   sg4::ConditionVariablePtr cv = sg4::ConditionVariable::create();
 };
 
+// Set when an agent's body has returned. Joining waits for this, not for the actor's end: an agent whose posted
+// messages are still pending lives on as a daemon until they are delivered (see PostedSends).
+struct AgentDone {
+  void set() {
+    std::unique_lock lock(*mutex);
+    done = true;
+    cv->notify_all();
+  }
+  void wait() {
+    std::unique_lock lock(*mutex);
+    while (!done) cv->wait(lock);
+  }
+  sg4::MutexPtr mutex = sg4::Mutex::create();
+  sg4::ConditionVariablePtr cv = sg4::ConditionVariable::create();
+  bool done = false;
+};
+
 class SimAgent final : public Agent {
  public:
-  explicit SimAgent(sg4::ActorPtr actor) : actor_(std::move(actor)) {}
-  void join() override { actor_->join(); }
+  explicit SimAgent(std::shared_ptr<AgentDone> done) : done_(std::move(done)) {}
+  void join() override { done_->wait(); }
 
  private:
-  sg4::ActorPtr actor_;
+  std::shared_ptr<AgentDone> done_;
 };
 
 }  // namespace
@@ -102,10 +119,8 @@ void SimComm::post(int dst, Tag tag, Payload payload, double logical_bytes) {
   check_peer(dst, "post");
   const int key_src = tags::is_any_source(tag) ? kAnySource : rank_;
   auto* msg = new Message{rank_, tag, std::move(payload)};
-  // put_init + detach: put_async(...)->detach() aborts in SimGrid 3.32.
-  world_.mailbox(dst, key_src, tag)
-      ->put_init(msg, simulated_bytes(logical_bytes))
-      ->detach([](void* p) { delete static_cast<Message*>(p); });
+  // An ordinary send that this actor reaps, not a detached one (see PostedSends); the receiver owns msg.
+  posted_.add(world_.mailbox(dst, key_src, tag)->put_async(msg, simulated_bytes(logical_bytes)));
 }
 
 RequestPtr SimComm::irecv(int src, Tag tag) {
@@ -200,18 +215,23 @@ std::unique_ptr<Agent> SimComm::spawn(const std::string& name, std::function<voi
   // The agent's Comm is made here, so that it gets its agent number (timelines) in spawn order.
   auto agent_comm = std::make_shared<SimComm>(world_, rank_);
   observe_waits_as_new_agent(*agent_comm);
-  auto actor = sg4::Actor::create(name + "-" + std::to_string(rank), world_.host(rank),
-                                  [world, rank, agent_comm, body = std::move(body)] {
-                                    try {
-                                      body(*agent_comm);
-                                    } catch (const std::exception& e) {
-                                      if (world->first_error.empty())
-                                        world->first_error = "rank " + std::to_string(rank) + " agent: " + e.what();
-                                    }
-                                    --world->live_agents;
-                                  });
-  return std::make_unique<SimAgent>(std::move(actor));
+  auto done = std::make_shared<AgentDone>();
+  sg4::Actor::create(name + "-" + std::to_string(rank), world_.host(rank),
+                     [world, rank, agent_comm, done, body = std::move(body)] {
+                       try {
+                         body(*agent_comm);
+                       } catch (const std::exception& e) {
+                         if (world->first_error.empty())
+                           world->first_error = "rank " + std::to_string(rank) + " agent: " + e.what();
+                       }
+                       --world->live_agents;
+                       done->set();
+                       agent_comm->deliver_pending_posts();
+                     });
+  return std::make_unique<SimAgent>(std::move(done));
 }
+
+void SimComm::deliver_pending_posts() { posted_.drain_as_daemon(); }
 
 std::unique_ptr<Mutex> SimComm::make_mutex() { return std::make_unique<SimMutex>(); }
 

@@ -3,6 +3,7 @@
 // host, messages are SimGrid communications whose simulated size is the logical size, and compute() sleeps for the
 // modelled step duration.
 #include "algorithms/comm/Comm.hpp"
+#include "sim/simgrid/PostedSends.hpp"
 #include "sim/simgrid/SimWorld.hpp"
 
 namespace quorum {
@@ -28,6 +29,8 @@ class SimComm final : public Comm, private NativeCollectives {
   std::unique_ptr<Mutex> make_mutex() override;
   std::unique_ptr<ConditionVariable> make_condition_variable() override;
   NativeCollectives* native() override;
+  // Called once the actor's work is done: posted messages still pending are delivered from a daemon (PostedSends).
+  void deliver_pending_posts();
   void charge_reduction(double logical_bytes, std::size_t real_values) override;
 
  protected:
@@ -42,6 +45,7 @@ class SimComm final : public Comm, private NativeCollectives {
   void check_peer(int peer, const char* what) const;
   SimWorld& world_;
   int rank_;
+  PostedSends posted_;
 };
 
 }  // namespace quorum

@@ -85,6 +85,44 @@ TEST(SimComm, WaitTimeIsAccounted) {
   EXPECT_NEAR(result.per_rank[1].get<double>(), 0.5, 1e-3);
 }
 
+// post() is fire-and-forget (PostedSends): many posts in flight, a sender that ends before its messages are received,
+// messages nobody ever receives, and an agent joined while its posts are still pending.
+TEST(SimComm, PostedMessagesOutliveTheirSenderAndArriveInOrder) {
+  const auto result = run_simulated(star(3), [](Comm& comm) {
+    const Tag t = tags::make(Channel::Benchmark, 4);
+    nlohmann::json got = nlohmann::json::array();
+    if (comm.rank() == 0) {
+      for (int i = 0; i < 100; ++i) comm.post(1, t, Payload{{}, {i}}, 8);  // more than one reaping round
+      comm.post(2, t, Payload{{}, {7}}, 8);                                 // never received
+    } else if (comm.rank() == 1) {
+      comm.sleep_for(1.0);  // rank 0 has long finished
+      for (int i = 0; i < 100; ++i) got.push_back(comm.recv(0, t).payload.ints[0]);
+      got.push_back(comm.now());
+    }
+    return got;
+  });
+  ASSERT_TRUE(result.ok) << result.error;
+  ASSERT_EQ(result.per_rank[1].size(), 101u);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(result.per_rank[1][static_cast<std::size_t>(i)], i);
+  // Rendezvous: each message moves once its receive is posted (2 us of latency in star()), one after the other.
+  EXPECT_GT(result.per_rank[1][100].get<double>(), 1.0);
+  EXPECT_LT(result.per_rank[1][100].get<double>(), 1.001);
+}
+
+TEST(SimComm, JoiningAnAgentDoesNotWaitForItsUnreceivedPosts) {
+  const auto result = run_simulated(star(2), [](Comm& comm) {
+    auto agent = comm.spawn("poster", [](Comm& c) {
+      c.post(1 - c.rank(), tags::make(Channel::Benchmark, 5), Payload{}, 8);  // nobody receives it
+      c.sleep_for(0.125);
+    });
+    agent->join();
+    return nlohmann::json(comm.now());
+  });
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_NEAR(result.per_rank[0].get<double>(), 0.125, 1e-12);
+  EXPECT_NEAR(result.per_rank[1].get<double>(), 0.125, 1e-12);
+}
+
 TEST(SimComm, AgentsShareStateThroughMutexAndConditionVariable) {
   const auto result = run_simulated(star(2), [](Comm& comm) {
     auto mutex = comm.make_mutex();
