@@ -19,16 +19,24 @@ void PostedSends::add(sg4::CommPtr send) {
 }
 
 void PostedSends::reap() {
-  while (!sends_.empty()) {
+  std::vector<sg4::CommPtr> one(1);
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < sends_.size(); ++i) {
+    sg4::CommPtr& send = sends_[i];
     try {
-      // test_any only reports; a wait is what removes a finished send from this actor's list in SimGrid 3.32, and
-      // wait_any returns at once (no simulated time) when one has finished.
-      if (sg4::Comm::test_any(sends_) < 0) return;
-      erase(sg4::Comm::wait_any(sends_));
+      // test() only reports; a wait is what removes a finished send from this actor's list in SimGrid 3.32, and
+      // on a finished send it returns at once (Comm::wait() would not reach the kernel once test() said done).
+      if (send->get_state() != sg4::Activity::State::FAILED && !send->test()) {
+        sends_[kept++] = std::move(send);
+        continue;
+      }
+      one[0] = send;
+      sg4::Comm::wait_any(one);
     } catch (const simgrid::Exception&) {
-      drop_failed();
+      // A receiver cancelled a receive this message was already moving to: dropped, as a detached one would be.
     }
   }
+  sends_.resize(kept);
 }
 
 void PostedSends::drain_as_daemon() {
@@ -37,22 +45,11 @@ void PostedSends::drain_as_daemon() {
   sg4::Actor::self()->daemonize();
   while (!sends_.empty()) {
     try {
-      erase(sg4::Comm::wait_any(sends_));
+      sends_.erase(sends_.begin() + sg4::Comm::wait_any(sends_));
     } catch (const simgrid::Exception&) {
-      drop_failed();
+      reap();  // drops the failed one (see reap)
     }
   }
 }
-
-// A receiver cancelled a receive its message was already moving to: the message is dropped, as a detached one
-// would be. wait_any does not say which send failed: the failed one is marked FAILED, and test() reports the
-// finished ones without throwing, so every send that is no longer pending goes.
-void PostedSends::drop_failed() {
-  std::erase_if(sends_, [](const sg4::CommPtr& send) {
-    return send->get_state() == sg4::Activity::State::FAILED || send->test();
-  });
-}
-
-void PostedSends::erase(ssize_t i) { sends_.erase(sends_.begin() + i); }
 
 }  // namespace quorum

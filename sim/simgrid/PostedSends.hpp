@@ -28,8 +28,6 @@ class PostedSends {
   std::size_t pending() const { return sends_.size(); }
 
  private:
-  void erase(ssize_t i);
-  void drop_failed();
   std::vector<simgrid::s4u::CommPtr> sends_;
   std::size_t reap_at_ = kFirstReap;
   static constexpr std::size_t kFirstReap = 16;
