@@ -1,8 +1,7 @@
 #include "sim/simgrid/PostedSends.hpp"
 
-#include <simgrid/s4u/Actor.hpp>
-
 #include <simgrid/Exception.hpp>
+#include <simgrid/s4u/Actor.hpp>
 
 #include <algorithm>
 

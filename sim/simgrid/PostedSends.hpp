@@ -25,7 +25,6 @@ class PostedSends {
   void reap();
   // At the end of the actor's work: if sends are still pending, makes this actor a daemon and waits for them.
   void drain_as_daemon();
-  std::size_t pending() const { return sends_.size(); }
 
  private:
   std::vector<simgrid::s4u::CommPtr> sends_;
