@@ -114,6 +114,14 @@ int parse_block_ranks(Fields& f, int world_size, const std::vector<RankLevel>& l
                           "; router, chassis and group are the dragonflies': piz_daint, generic dragonfly)");
 }
 
+// The nested distribution block (kind distribution: a draw per rank and step; markov: a draw per slow episode).
+Distribution parse_distribution_block(Fields& f, const std::string& base_dir, int world_size) {
+  Fields d = f.object("distribution", true);
+  Distribution dist = parse_distribution(d, base_dir, world_size);
+  f.set_resolved("distribution", d.resolved());
+  return dist;
+}
+
 }  // namespace
 
 StragglerSpec parse_imbalance(Fields& f, int world_size, const std::vector<RankLevel>& levels,
@@ -153,9 +161,7 @@ StragglerSpec parse_imbalance(Fields& f, int world_size, const std::vector<RankL
     s.min_s = f.number("min_s", std::nullopt, 0.0);
     s.max_s = f.number("max_s", std::nullopt, s.min_s);
   } else if (s.kind == "distribution") {
-    Fields d = f.object("distribution", true);
-    s.distribution = parse_distribution(d, base_dir, world_size);
-    f.set_resolved("distribution", d.resolved());
+    s.distribution = parse_distribution_block(f, base_dir, world_size);
     s.probability = f.number("probability", 1.0, 0.0, 1.0);
   } else if (s.kind == "markov") {
     // Up to 1e12 steps: far beyond any run, and the episode bounds stay well inside 64-bit integers.
@@ -170,9 +176,7 @@ StragglerSpec parse_imbalance(Fields& f, int world_size, const std::vector<RankL
                              "drawn once per slow episode), not both");
     s.delay_s = f.number("delay_s", 0.0, 0.0);
     if (f.has("distribution")) {
-      Fields d = f.object("distribution", true);
-      s.distribution = parse_distribution(d, base_dir, world_size);
-      f.set_resolved("distribution", d.resolved());
+      s.distribution = parse_distribution_block(f, base_dir, world_size);
       s.episode_draw = true;
     }
   } else if (s.kind == "ar1") {
