@@ -1,6 +1,7 @@
 #include "algorithms/collectives/PartialAllreduce.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -76,14 +77,16 @@ struct PartialAllreduce::Shared {
   std::int64_t calls = 0;              // calls made by the main agent (= the next call's version)
   std::int64_t started = 0;            // versions whose send buffer the agent has taken
   std::int64_t completed = 0;          // versions completed on this rank
-  std::int64_t consumed = -1;          // newest version whose result a call returned
+  std::int64_t returned = -1;          // newest version whose result a call returned
   std::int64_t waiting_for = -1;       // version the main agent is blocked on, -1 if none
-  struct Latest {
-    std::int64_t version = -1;
+  struct Completed {
     std::vector<float> sum;
     std::vector<int> group, fresh;
-    std::vector<std::int64_t> deposits;
-  } latest;
+    std::vector<std::int64_t> deposits;  // the versions this rank's contribution was meant for
+  };
+  // OwnVersion: the completed versions no call has returned yet (at most config.kept_results); Newest: the newest
+  // completed version only (the single receive buffer).
+  std::map<std::int64_t, Completed> kept;
   PartialAllreduceStats stats;
 };
 
@@ -260,11 +263,12 @@ class AgentLoop {
     bool notify = false;
     {
       std::lock_guard lock(*s_.mutex);
-      s_.latest.version = v;
-      s_.latest.sum = std::move(p.data);
-      s_.latest.group = std::move(members);
-      s_.latest.fresh = std::move(fresh);
-      s_.latest.deposits = std::move(deposits);
+      if (s_.config.late_result == LateResultPolicy::Newest) s_.kept.clear();  // overwrites the receive buffer
+      s_.kept[v] = {std::move(p.data), std::move(members), std::move(fresh), std::move(deposits)};
+      if (static_cast<std::int64_t>(s_.kept.size()) > s_.config.kept_results) {
+        s_.kept.erase(s_.kept.begin());
+        ++s_.stats.results_dropped;
+      }
       s_.completed = v + 1;
       ++s_.stats.executed;
       s_.stats.executed_versions.push_back(v);
@@ -290,6 +294,9 @@ class AgentLoop {
 PartialAllreduce::PartialAllreduce(Comm& comm, PartialAllreduceConfig config)
     : comm_(comm), shared_(std::make_shared<Shared>(comm, std::move(config))) {
   if (shared_->config.versions < 0) throw std::invalid_argument("partial allreduce: versions must be >= 0");
+  if (shared_->config.kept_results < 1)
+    throw std::invalid_argument("partial allreduce: kept_results must be >= 1, got " +
+                                std::to_string(shared_->config.kept_results));
   if (shared_->config.grouping && shared_->config.grouping->world_size() != comm.size())
     throw std::invalid_argument("partial allreduce: the grouping is for " +
                                 std::to_string(shared_->config.grouping->world_size()) + " ranks, the world has " +
@@ -327,14 +334,26 @@ PartialResult PartialAllreduce::call(std::vector<float> data) {
 
   std::lock_guard lock(*s.mutex);
   PartialResult r;
-  if (s.latest.version > s.consumed) {
-    s.consumed = s.latest.version;
-    r.version = s.latest.version;
-    r.step = s.step_of(r.version);
-    r.sum = s.latest.sum;
-    r.group = s.latest.group;
-    r.fresh = s.latest.fresh;
-    r.own_data_included = std::find(s.latest.deposits.begin(), s.latest.deposits.end(), t) != s.latest.deposits.end();
+  r.late = !wait;
+  if (r.late) ++s.stats.late_calls;
+  const bool own_version = s.config.late_result == LateResultPolicy::OwnVersion;
+  const auto it = own_version ? s.kept.find(t) : (s.kept.empty() ? s.kept.end() : std::prev(s.kept.end()));
+  if (it == s.kept.end()) return r;  // OwnVersion: dropped beyond kept_results before this call
+  Shared::Completed& c = it->second;
+  r.version = it->first;
+  r.step = s.step_of(r.version);
+  r.own_data_included = std::find(c.deposits.begin(), c.deposits.end(), t) != c.deposits.end();
+  r.reused = r.version <= s.returned;
+  s.returned = std::max(s.returned, r.version);
+  if (own_version) {  // consumed: hand the vectors over instead of copying them
+    r.sum = std::move(c.sum);
+    r.group = std::move(c.group);
+    r.fresh = std::move(c.fresh);
+    s.kept.erase(s.kept.begin(), std::next(it));
+  } else {  // the receive buffer stays for the next call to read
+    r.sum = c.sum;
+    r.group = c.group;
+    r.fresh = c.fresh;
   }
   return r;
 }
@@ -359,6 +378,17 @@ PartialAllreduceStats PartialAllreduce::stats() const {
 std::vector<float> PartialAllreduce::send_buffer() const {
   std::lock_guard lock(*shared_->mutex);
   return shared_->buffer;
+}
+
+const char* to_string(LateResultPolicy p) { return p == LateResultPolicy::Newest ? "newest" : "own_version"; }
+
+bool parse_late_result(const std::string& text, LateResultPolicy& out) {
+  for (auto p : {LateResultPolicy::OwnVersion, LateResultPolicy::Newest})
+    if (text == to_string(p)) {
+      out = p;
+      return true;
+    }
+  return false;
 }
 
 int PartialAllreduce::majority_initiator(std::uint64_t seed, std::int64_t version, int world_size) {

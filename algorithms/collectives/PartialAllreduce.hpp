@@ -35,9 +35,19 @@
 //   Replace (WAGMA-SGD, Fig. 3): a call overwrites the buffer with its model; a version contributes the buffer and
 //     keeps it, so a late rank keeps contributing its last model (at first: its initial model).
 //
-// A call for version t deposits its data, activates t if it may, waits only if t has not completed yet, and
-// returns the newest completed version's result if this rank has not used it yet: when a rank lags by several
-// versions, the results in between are lost to it, as with the single receive buffer of the paper.
+// A call for version t deposits its data, activates t if it may, waits only if t has not completed yet, and returns
+// a completed result; which one, when t completed before the call (a late rank), is the late-result policy:
+//   OwnVersion (default): version t's own result, the sum of the rank's own step's group. WAGMA's Algorithm 2 (lines
+//     9-13) averages W'_t with W_t^sum, the sum of step t, at every step; eager-SGD's Fig. 7 applies step t's sum at
+//     step t. The progress agent keeps every completed result no call has returned yet, at most kept_results of
+//     them (the oldest is dropped beyond that, and its call gets no result): with a synchronous point every k
+//     versions a rank cannot fall further behind (see kept_results), so nothing is dropped.
+//   Newest: the newest completed result, read again by later calls until a newer one completes: the single receive
+//     buffer of fflib2's persistent schedules, which every execution overwrites and the Deep500 operators of the
+//     eager-SGD and WAGMA reference code copy out at every call (eager-SGD paper sec. 4.1 "Persistent schedules"
+//     and sec. 5: a rank lagging by more than one step sees only the latest data).
+// own_data_included says whether this call's data (its deposit for version t) is part of the returned sum: true for
+// a rank whose data was in time for its version, false for a late rank (its data goes into a later version).
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -54,15 +64,26 @@ namespace quorum {
 
 enum class ActivationPolicy { Solo, Majority };
 enum class SendBufferPolicy { Accumulate, Replace };
+enum class LateResultPolicy { OwnVersion, Newest };  // see above
+
+const char* to_string(LateResultPolicy p);
+// "own_version" or "newest"; false for anything else.
+bool parse_late_result(const std::string& text, LateResultPolicy& out);
+
+// Results an OwnVersion rank keeps when nothing bounds its lag: the span of fflib2's solo limiter (every 33rd
+// execution synchronous), the bound the eager-SGD reference implementation runs with.
+constexpr std::int64_t kDefaultKeptResults = 32;
 
 // What a call gets back.
 struct PartialResult {
-  std::int64_t version = -1;          // the execution this result comes from; -1: none newer than this rank used
+  std::int64_t version = -1;          // the execution this result comes from; -1: none (dropped, see kept_results)
   std::int64_t step = -1;             // its training step
   std::vector<float> sum;             // sum of the contributions of the reduction group
   std::vector<int> group;             // members of the reduction (all ranks, or the rank's group), ascending
   std::vector<int> fresh;             // members whose contribution was their data for that very version
   bool own_data_included = false;     // this call's data is part of sum
+  bool late = false;                  // the version of this call had completed before the call
+  bool reused = false;                // Newest: an earlier call returned this very result already
   bool has_result() const { return version >= 0; }
 };
 
@@ -70,6 +91,12 @@ struct PartialAllreduceConfig {
   ActivationPolicy activation = ActivationPolicy::Solo;
   SendBufferPolicy buffer = SendBufferPolicy::Accumulate;
   std::int64_t versions = 0;          // executions served; every rank calls exactly this many times
+  LateResultPolicy late_result = LateResultPolicy::OwnVersion;
+  // OwnVersion: the most completed results a rank keeps for its later calls (memory: kept_results x the vector).
+  // The caller sets the bound its synchronisation implies: a synchronous point every k versions (a global
+  // allreduce, a synchronous version) lets no rank's agent complete a version past it before the rank reaches it,
+  // so at most k results wait. Must be > 0.
+  std::int64_t kept_results = kDefaultKeptResults;
   double logical_bytes = 0;           // simulated size of the whole vector
   PartialSchedule schedule = PartialSchedule::RecursiveDoubling;
   std::uint64_t seed = 1;             // majority initiators come from Stream::Majority of this seed
@@ -101,6 +128,8 @@ struct PartialAllreduceStats {
   std::int64_t activations_sent = 0;       // activation messages sent (own and forwarded)
   std::int64_t duplicate_activations = 0;  // activations dropped because their version had already started
   std::int64_t fresh_contributions = 0;    // versions this rank contributed fresh data to
+  std::int64_t late_calls = 0;             // calls whose version had completed before the call
+  std::int64_t results_dropped = 0;        // OwnVersion: results dropped beyond kept_results before their call
   std::vector<std::int64_t> executed_versions;  // in execution order
 };
 

@@ -8,6 +8,14 @@
 // and every collective_sync_every-th gradient allreduce can run synchronously, as the reference implementation's
 // "solo limiter" does (fflib2, every 33rd execution): without it nobody ever waits for a late rank, so ranks that
 // were delayed stay behind and, with cheap collectives, drift apart until only the fastest contributes fresh data.
+//
+// A rank several versions behind applies, at step t, the gradient sum of version t (late_result = own_version, Fig.
+// 7: "P0 updates the weights of step t + 1 using G1_t stored in the receive buffer"), so every rank applies every
+// version's sum once and in order. The collective keeps the sums a late rank has not applied yet, as many as its
+// synchronisation allows: collective_sync_every - 1, or model_sync_every, else 32 (fflib2's limiter span).
+// late_result = newest applies the newest completed sum instead, again if nothing newer completed: the single
+// receive buffer of fflib2 that the reference Deep500 operator copies out at every step (sec. 5: "only the latest
+// data in the receive buffer can be seen, which results in different weights on different processes").
 #include "algorithms/Algorithm.hpp"
 #include "algorithms/collectives/PartialAllreduce.hpp"
 
@@ -16,11 +24,12 @@ namespace quorum {
 class EagerSgd final : public Algorithm {
  public:
   EagerSgd(ActivationPolicy collective, PartialSchedule schedule, std::int64_t model_sync_every,
-           std::int64_t collective_sync_every)
+           std::int64_t collective_sync_every, LateResultPolicy late_result)
       : collective_(collective),
         schedule_(schedule),
         model_sync_every_(model_sync_every),
-        collective_sync_every_(collective_sync_every) {}
+        collective_sync_every_(collective_sync_every),
+        late_result_(late_result) {}
   void run(RankContext& ctx) override;
   static AlgorithmInfo info();
 
@@ -29,6 +38,11 @@ class EagerSgd final : public Algorithm {
   PartialSchedule schedule_;
   std::int64_t model_sync_every_;
   std::int64_t collective_sync_every_;
+  LateResultPolicy late_result_;
 };
+
+// Results a late rank may have to keep: no rank's agent completes a version past a synchronous point (a synchronous
+// version every collective_sync_every, a model average every model_sync_every steps) before the rank reaches it.
+std::int64_t eager_kept_results(std::int64_t model_sync_every, std::int64_t collective_sync_every);
 
 }  // namespace quorum

@@ -1,5 +1,7 @@
 #include "algorithms/sgd/WagmaSgd.hpp"
 
+#include <algorithm>
+
 #include "algorithms/StepClock.hpp"
 #include "algorithms/collectives/PartialAllreduce.hpp"
 #include "kernels/optim/VectorOps.hpp"
@@ -37,6 +39,10 @@ void WagmaSgd::run(RankContext& ctx) {
     config.step_of_version = [steps = group_steps](std::int64_t v) { return steps[static_cast<std::size_t>(v)]; };
     config.observer = &ctx.observer;
     config.schedule = settings_.schedule;
+    config.late_result = settings_.late_result;
+    // A rank cannot be behind by more than the group steps between two global averages: nobody leaves the
+    // synchronous allreduce before every rank has made all its group-step calls.
+    config.kept_results = settings_.tau > 0 ? std::max<std::int64_t>(1, settings_.tau - 1) : kDefaultKeptResults;
     if (settings_.membership_csv) config.contributions_table = kMembershipTable;
     group_allreduce = std::make_unique<PartialAllreduce>(ctx.comm, std::move(config));
   }
@@ -58,7 +64,9 @@ void WagmaSgd::run(RankContext& ctx) {
         vec::add(r.sum, params);
         params = std::move(r.sum);
         vec::scale(params, inv_s1);
-      }  // else: the newest sum was already averaged in at an earlier step; keep W'
+      } else {  // tau = 0 only: more than kept_results steps behind, this step's sum was dropped; keep W'
+        ctx.observer.sample(rank, "steps_without_group_sum", 1.0);
+      }
     } else if (settings_.blocking_groups) {
       const Group group = grouping->group_of(rank, step);
       allreduce_sum(ctx.comm, group, params, ctx.run.model_bytes, ctx.run.allreduce);
@@ -100,6 +108,11 @@ AlgorithmInfo WagmaSgd::info() {
        "schedule of the group allreduce once activated: recursive_doubling (fflib2's) or rabenseifner "
        "(reduce-scatter + allgather)",
        {"recursive_doubling", "rabenseifner"}, {}},
+      {"late_result", ParamType::String, ParamValue{std::string("own_version")},
+       "what a rank that comes late to its group step averages with: own_version (the sum of its own step's group, "
+       "Algorithm 2 line 9; kept for up to tau - 1 steps, 32 with tau = 0) or newest (the newest completed sum, read "
+       "again until a newer one completes: fflib2's single receive buffer, as the reference implementation ran)",
+       {"own_version", "newest"}, {}},
       {"membership_csv", ParamType::Bool, ParamValue{false},
        "write group_membership.csv: one row per rank and group step (step, group, fresh, staleness)", {}, {}},
   };
@@ -130,6 +143,7 @@ AlgorithmInfo WagmaSgd::info() {
     s.dynamic_groups = p.get_bool("dynamic_groups");
     s.membership_csv = p.get_bool("membership_csv");
     parse_partial_schedule(p.get_string("schedule"), s.schedule);
+    parse_late_result(p.get_string("late_result"), s.late_result);
     return std::make_unique<WagmaSgd>(s);
   };
   return info;

@@ -10,6 +10,11 @@
 // (beta) uses a plain synchronous allreduce inside each group; both false degrade to local SGD with period tau;
 // both true is not allowed. S = O(1) with tau = 0 (never) gives AD-PSGD-like (alpha) or D-PSGD/SGP-like (beta)
 // settings. dynamic_groups = false keeps the groups of step 0 (the paper's fixed-group ablation).
+//
+// A rank several group steps behind averages, at each step t, with the sum of step t's group (Algorithm 2, line 9:
+// W_t^sum), which the group allreduce keeps until the rank asks for it (late_result = own_version; at most tau - 1
+// sums, the group steps between two global averages). late_result = newest averages with the newest completed sum
+// instead, again at every step: the single receive buffer of fflib2 that the reference implementation reads.
 #include "algorithms/Algorithm.hpp"
 #include "algorithms/collectives/ButterflyGrouping.hpp"
 #include "algorithms/collectives/PartialAllreduce.hpp"
@@ -24,6 +29,7 @@ struct WagmaSettings {
   bool dynamic_groups = true;
   bool membership_csv = false;
   PartialSchedule schedule = PartialSchedule::RecursiveDoubling;  // of the wait-avoiding group allreduce
+  LateResultPolicy late_result = LateResultPolicy::OwnVersion;
 };
 
 class WagmaSgd final : public Algorithm {

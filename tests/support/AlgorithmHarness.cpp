@@ -76,7 +76,7 @@ AlgorithmRunResult run_algorithm(const AlgorithmRun& run) {
   math.hyperplane.dim = 15;
   math.hyperplane.train_size = 256;
   math.hyperplane.test_size = 32;
-  math.sgd.lr = 0.0;
+  math.sgd.lr = run.lr;
 
   const HarnessResult h = run_simulated(
       run.platform,

@@ -1,8 +1,8 @@
 #pragma once
 // Runs one algorithm of the catalog directly on simulated ranks (in a child process, like SimHarness), with a
-// Trainer per rank whose parameters can start different on every rank and with learning rate 0, so that only the
-// averaging changes them: the way to check that averaging preserves the mean. Brings back each rank's initial and
-// final parameters and what the algorithm reported (timeline spans, table rows, metric names).
+// Trainer per rank whose parameters start different on every rank and, by default, with learning rate 0, so that
+// only the averaging changes them: the way to check that averaging preserves the mean. Brings back each rank's
+// initial and final parameters and what the algorithm reported (timeline spans, table rows, metric names).
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -21,7 +21,8 @@ struct AlgorithmRun {
   double compute_s = 0.01;          // constant step time
   StragglerSpec imbalance{};
   std::uint64_t seed = 1;
-  bool math = true;                 // hyperplane proxy (dim 16), lr 0, distinct initial parameters per rank
+  bool math = true;                 // hyperplane proxy (dim 16), distinct initial parameters per rank
+  double lr = 0.0;                  // 0: only the averaging changes the parameters
   double model_bytes = 4e6;
 };
 

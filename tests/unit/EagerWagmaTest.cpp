@@ -2,17 +2,59 @@
 // synchronous baselines, their behaviour under stragglers, their metrics, and their parameter checks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
+#include "algorithms/collectives/ButterflyGrouping.hpp"
 #include "algorithms/sgd/WagmaSgd.hpp"
 #include "sim/model/Scenario.hpp"
+#include "tests/support/AlgorithmHarness.hpp"
 #include "tests/support/ScenarioHarness.hpp"
+#include "tests/support/SimHarness.hpp"
 
 namespace quorum {
 
 using testing::simulate_scenario;
 
 namespace {
+
+// Four ranks on a star, 1 s per step; rank 3 computes 2.2 times slower (2.2 s per step), so it calls its step 0 at
+// 2.2 s, when the others' group steps 0 and 1 have completed: two versions late.
+testing::AlgorithmRun late_rank_run(const std::string& algorithm, nlohmann::json params, std::int64_t iterations,
+                                    double lr) {
+  testing::AlgorithmRun run{algorithm, std::move(params), testing::star(4), iterations};
+  run.compute_s = 1.0;
+  run.imbalance.kind = "slow_worker";
+  run.imbalance.rank_list = {3};
+  run.imbalance.factor = 2.2;
+  run.lr = lr;
+  return run;
+}
+
+// End time of rank r's execution of a version of the partial allreduce (its progress agent's span).
+double version_end(const testing::AlgorithmRunResult& r, int rank, int version) {
+  for (const auto& s : r.spans)
+    if (s["rank"] == rank && s["category"] == "partial_allreduce" && s["name"] == "version " + std::to_string(version))
+      return s["end"].get<double>();
+  return -1;
+}
+
+// Algorithm 2's averaging of a late model with a group sum: (sum + W') / (S + 1), in the algorithm's float order.
+std::vector<float> stale_average(const std::vector<float>& sum, const std::vector<float>& w, int s) {
+  std::vector<float> out(sum.size());
+  for (std::size_t i = 0; i < sum.size(); ++i) out[i] = (sum[i] + w[i]) * (1.0f / static_cast<float>(s + 1));
+  return out;
+}
+std::vector<float> plus(const std::vector<float>& a, const std::vector<float>& b) {
+  std::vector<float> out(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) out[i] = a[i] + b[i];
+  return out;
+}
+std::vector<float> half(const std::vector<float>& a) {
+  std::vector<float> out(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) out[i] = a[i] * 0.5f;
+  return out;
+}
 
 // Hyperplane regression on a small Piz Daint; `delayed` random ranks per step are 0.1 s late.
 nlohmann::json scenario(const nlohmann::json& algorithm, int nodes, int iterations, int delayed) {
@@ -98,6 +140,35 @@ TEST(EagerSgd, SynchronousCollectivesBoundTheDriftAndTheStaleness) {
     oldest = std::max(oldest, std::stoi(bucket));
   EXPECT_LE(oldest, 4);
   EXPECT_GT(oldest, 0);
+}
+
+// eager-SGD's Fig. 7 with a rank two versions late (P = 4, three steps): at each step it applies that step's
+// gradient sum, so every rank applies the same three sums in the same order and all replicas move by the same
+// update (up to rounding: the replicas start apart).
+TEST(EagerSgd, ALateRankAppliesTheGradientSumOfItsOwnStep) {
+  const auto own = run_algorithm(late_rank_run("eager_sgd", {}, 3, 0.05));
+  const auto newest = run_algorithm(late_rank_run("eager_sgd", {{"late_result", "newest"}}, 3, 0.05));
+  ASSERT_TRUE(own.ok && newest.ok) << own.error << newest.error;
+  EXPECT_LT(version_end(own, 3, 1), 2.2);  // versions 0 and 1 done before rank 3's first call
+  auto update = [](const testing::AlgorithmRunResult& r, int rank) {
+    std::vector<float> d(r.final[static_cast<std::size_t>(rank)].size());
+    for (std::size_t i = 0; i < d.size(); ++i)
+      d[i] = r.final[static_cast<std::size_t>(rank)][i] - r.initial[static_cast<std::size_t>(rank)][i];
+    return d;
+  };
+  auto max_gap = [&](const testing::AlgorithmRunResult& r, int rank) {
+    const auto a = update(r, 0), b = update(r, rank);
+    float gap = 0, scale = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      gap = std::max(gap, std::abs(a[i] - b[i]));
+      scale = std::max(scale, std::abs(a[i]));
+    }
+    return gap / scale;
+  };
+  for (int rank = 1; rank < 4; ++rank) EXPECT_LT(max_gap(own, rank), 1e-5f) << "rank " << rank;
+  // Reading the newest sum instead, rank 3 applies the sums of steps 1, 2 and 2 again, never step 0's.
+  EXPECT_LT(max_gap(newest, 1), 1e-5f);
+  EXPECT_GT(max_gap(newest, 3), 1e-2f);
 }
 
 TEST(EagerSgd, ModelSyncMakesTheReplicasEqual) {
@@ -187,6 +258,44 @@ TEST(WagmaSgd, PairwiseSettingsWithoutGlobalAveragingRunAndLearn) {
     EXPECT_LT(r.summary["final_loss"].get<double>(), r.summary["initial_loss"].get<double>() / 2);
     EXPECT_EQ(r.summary["metrics"]["group_active_processes"]["max"].get<double>(), 2.0);
   }
+}
+
+// WAGMA's Algorithm 2, lines 9-13, by hand: P = 4, S = 2, tau = 0, learning rate 0 (W' = W, only averaging moves
+// the models), two steps; rank 3 is two group versions late at its step 0.
+TEST(WagmaSgd, ALateRankAveragesWithTheSumOfItsOwnStepsGroup) {
+  const ButterflyGrouping grouping(4, 2);
+  ASSERT_EQ(grouping.group_of(3, 0).members, std::vector<int>({2, 3}));
+  ASSERT_EQ(grouping.group_of(3, 1).members, std::vector<int>({1, 3}));
+  ASSERT_EQ(grouping.group_of(0, 1).members, std::vector<int>({0, 2}));
+  const auto r = run_algorithm(late_rank_run("wagma", {{"group_size", 2}, {"tau", 0}}, 2, 0.0));
+  ASSERT_TRUE(r.ok) << r.error;
+  // Rank 3's agent had executed versions 0 and 1 (at about 1 s and 2 s) before its call for step 0 at 2.2 s.
+  EXPECT_GT(version_end(r, 3, 1), 0.0);
+  EXPECT_LT(version_end(r, 3, 1), 2.2);
+  const auto& w = r.initial;
+  // Step 0 (groups {0,1}, {2,3}): ranks 0-2 are in time; rank 3's agent contributed its initial model W3.
+  const auto a01 = half(plus(w[0], w[1]));           // ranks 0 and 1: sum / S
+  const auto a2 = half(plus(w[2], w[3]));            // rank 2: sum / S
+  const auto sum0_23 = plus(w[2], w[3]);             // W_0^sum of rank 3's group
+  const auto w3_step0 = stale_average(sum0_23, w[3], 2);  // rank 3, late: (W_0^sum + W'_0) / 3
+  // Step 1 (groups {0,2}, {1,3}), at 2 s: rank 3 still computes and contributes W3 again.
+  const auto sum1_13 = plus(a01, w[3]);
+  EXPECT_EQ(r.final[0], half(plus(a01, a2)));
+  EXPECT_EQ(r.final[2], half(plus(a01, a2)));
+  EXPECT_EQ(r.final[1], half(sum1_13));
+  EXPECT_EQ(r.final[3], stale_average(sum1_13, w3_step0, 2));  // its step 1: (W_1^sum + W'_1) / 3
+}
+
+// late_result = newest: fflib2's single receive buffer. At its step 0 rank 3 finds step 1's sum there (another
+// group's), and at its step 1 the same sum again.
+TEST(WagmaSgd, NewestLateResultAveragesWithTheReceiveBufferAsFflib2Does) {
+  const auto r =
+      run_algorithm(late_rank_run("wagma", {{"group_size", 2}, {"tau", 0}, {"late_result", "newest"}}, 2, 0.0));
+  ASSERT_TRUE(r.ok) << r.error;
+  const auto& w = r.initial;
+  const auto sum1_13 = plus(half(plus(w[0], w[1])), w[3]);
+  const auto w3_step0 = stale_average(sum1_13, w[3], 2);
+  EXPECT_EQ(r.final[3], stale_average(sum1_13, w3_step0, 2));
 }
 
 TEST(WagmaSgd, BadSettingsAreRejectedWithTheFieldNamed) {

@@ -346,6 +346,112 @@ TEST(PartialAllreduce, GroupAllreduceContributesALateRanksLastModel) {
   EXPECT_FALSE(r0[2]["own"].get<bool>());
 }
 
+// ------------------------------------------------------------------------------------ late results -----
+
+namespace {
+
+// Four ranks, three versions. Ranks 0-2 call at 1, 2 and 3 s and trigger each version; rank 3 first calls at 2.5 s,
+// when versions 0 and 1 have completed (two versions late), then at once again, then at 3.5 s (version 2 completed at
+// 3 s). Rank r's data for call t: (r + 1) * 10^t; a Replace rank's initial model: -(r + 1). Per call of rank 3: the
+// result's version, sum[0], group, own flag, late flag, reused flag.
+nlohmann::json late_rank_calls(Kind kind, LateResultPolicy policy, std::int64_t kept_results) {
+  const auto result = run_simulated(star(4), [&](Comm& comm) {
+    const int r = comm.rank();
+    PartialAllreduceConfig config =
+        kind == Kind::Solo ? solo_allreduce_config(3, 1e3, 1)
+                           : group_allreduce_config(3, 1e3, {-static_cast<float>(r + 1)}, ButterflyGrouping(4, 2));
+    config.late_result = policy;
+    config.kept_results = kept_results;
+    PartialAllreduce ar(comm, std::move(config));
+    nlohmann::json out = nlohmann::json::array();
+    constexpr double kSleep[2][3] = {{1.0, 1.0, 1.0}, {2.5, 0.0, 1.0}};
+    for (std::int64_t t = 0; t < 3; ++t) {
+      comm.sleep_for(kSleep[r == 3 ? 1 : 0][t]);
+      const PartialResult res = ar.call({static_cast<float>((r + 1) * (t == 0 ? 1 : t == 1 ? 10 : 100))});
+      out.push_back({{"version", res.version}, {"sum", res.has_result() ? res.sum[0] : 0.0f}, {"group", res.group},
+                     {"own", res.own_data_included}, {"late", res.late}, {"reused", res.reused}});
+    }
+    ar.finish();
+    return nlohmann::json{{"calls", out}, {"dropped", ar.stats().results_dropped}, {"late", ar.stats().late_calls}};
+  });
+  EXPECT_TRUE(result.ok) << result.error;
+  return result.ok ? result.per_rank[3] : nlohmann::json();
+}
+
+}  // namespace
+
+// WAGMA's Algorithm 2 line 9 and eager-SGD's Fig. 7: a rank two versions late gets, at each call, the result of its
+// own version (the sum of its own step's group), kept by its agent until it asks.
+TEST(PartialAllreduce, ALateRankGetsTheResultOfItsOwnVersion) {
+  // Solo (Accumulate): versions 0 and 1 sum ranks 0-2's fresh gradients (6, 60) and rank 3's null buffer; rank 3's
+  // 4 and 40 wait in its buffer and go into version 2: 100 + 200 + 300 + 44.
+  const auto solo = late_rank_calls(Kind::Solo, LateResultPolicy::OwnVersion, kDefaultKeptResults);
+  ASSERT_FALSE(solo.is_null());
+  const std::vector<float> solo_sums = {6.0f, 60.0f, 644.0f};
+  for (std::size_t t = 0; t < 3; ++t) {
+    SCOPED_TRACE("solo call " + std::to_string(t));
+    const auto& c = solo["calls"][t];
+    EXPECT_EQ(c["version"].get<std::int64_t>(), static_cast<std::int64_t>(t));
+    EXPECT_EQ(c["sum"].get<float>(), solo_sums[t]);
+    EXPECT_FALSE(c["own"].get<bool>());  // rank 3's data of call t was never in version t
+    EXPECT_TRUE(c["late"].get<bool>());
+    EXPECT_FALSE(c["reused"].get<bool>());
+  }
+  EXPECT_EQ(solo["dropped"].get<int>(), 0);
+  EXPECT_EQ(solo["late"].get<int>(), 3);
+  // Group allreduce (Replace), S = 2: groups {0,1},{2,3} at steps 0 and 2, {0,2},{1,3} at step 1. Rank 3 contributes
+  // its initial -4 to versions 0 and 1, and its model of call 1 (40) to version 2.
+  const auto group = late_rank_calls(Kind::Group, LateResultPolicy::OwnVersion, kDefaultKeptResults);
+  ASSERT_FALSE(group.is_null());
+  const std::vector<float> group_sums = {3.0f - 4.0f, 20.0f - 4.0f, 300.0f + 40.0f};
+  const std::vector<std::vector<int>> groups = {{2, 3}, {1, 3}, {2, 3}};
+  for (std::size_t t = 0; t < 3; ++t) {
+    SCOPED_TRACE("group call " + std::to_string(t));
+    const auto& c = group["calls"][t];
+    EXPECT_EQ(c["version"].get<std::int64_t>(), static_cast<std::int64_t>(t));
+    EXPECT_EQ(c["sum"].get<float>(), group_sums[t]);
+    EXPECT_EQ(c["group"].get<std::vector<int>>(), groups[t]);
+    EXPECT_FALSE(c["own"].get<bool>());
+  }
+}
+
+// fflib2's single receive buffer: a late rank reads the newest completed result, and reads it again while nothing
+// newer has completed.
+TEST(PartialAllreduce, NewestLateResultReadsTheSingleReceiveBufferAgain) {
+  const auto solo = late_rank_calls(Kind::Solo, LateResultPolicy::Newest, kDefaultKeptResults);
+  const auto group = late_rank_calls(Kind::Group, LateResultPolicy::Newest, kDefaultKeptResults);
+  ASSERT_FALSE(solo.is_null() || group.is_null());
+  const std::vector<std::int64_t> versions = {1, 1, 2};
+  const std::vector<bool> reused = {false, true, false};
+  const std::vector<float> solo_sums = {60.0f, 60.0f, 644.0f}, group_sums = {16.0f, 16.0f, 340.0f};
+  for (std::size_t t = 0; t < 3; ++t) {
+    SCOPED_TRACE("call " + std::to_string(t));
+    EXPECT_EQ(solo["calls"][t]["version"].get<std::int64_t>(), versions[t]);
+    EXPECT_EQ(solo["calls"][t]["sum"].get<float>(), solo_sums[t]);
+    EXPECT_EQ(solo["calls"][t]["reused"].get<bool>(), reused[t]);
+    EXPECT_EQ(group["calls"][t]["version"].get<std::int64_t>(), versions[t]);
+    EXPECT_EQ(group["calls"][t]["sum"].get<float>(), group_sums[t]);
+  }
+}
+
+// Beyond kept_results the oldest result is dropped and its call gets none; the bound holds the memory.
+TEST(PartialAllreduce, ResultsBeyondTheKeptBoundAreDropped) {
+  const auto solo = late_rank_calls(Kind::Solo, LateResultPolicy::OwnVersion, 1);
+  ASSERT_FALSE(solo.is_null());
+  EXPECT_EQ(solo["dropped"].get<int>(), 1);  // version 0, when version 1 completed
+  EXPECT_EQ(solo["calls"][0]["version"].get<std::int64_t>(), -1);
+  EXPECT_EQ(solo["calls"][1]["version"].get<std::int64_t>(), 1);
+  EXPECT_EQ(solo["calls"][2]["version"].get<std::int64_t>(), 2);
+  const auto bad = run_simulated(star(1), [](Comm& comm) {
+    auto config = solo_allreduce_config(1, 1e3, 1);
+    config.kept_results = 0;
+    PartialAllreduce ar(comm, std::move(config));
+    return nlohmann::json();
+  });
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.error.find("kept_results"), std::string::npos) << bad.error;
+}
+
 // Fig. 8's skew (rank r arrives r ms late, a barrier between iterations): the first rank activates every version,
 // later ranks find it started and activate nothing.
 TEST(PartialAllreduce, LateRanksDoNotActivateAndMajorityWaitsForItsInitiator) {
