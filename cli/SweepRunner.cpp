@@ -9,6 +9,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "cli/Commands.hpp"
 #include "cli/ScenarioRunner.hpp"
@@ -164,9 +165,12 @@ std::map<std::size_t, PointOutcome> run_sweep_jobs(std::vector<SweepJob> jobs, i
     while (!stop_requested && next < jobs.size() && static_cast<int>(pool.running()) < parallel) {
       const SweepJob& job = jobs[next];
       prepare_point_dir(job.dir, job.record);
-      const int id = pool.start([&job] {
+      const int id = pool.start([&job, parallel] {
         Scenario s = job.scenario;
         s.progress = false;
+        // Points running side by side share the cores: each gets its share for its math (math.threads: 0, auto).
+        if (s.math.threads == 0)
+          s.math.threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / parallel);
         try {
           simulate_to_dir(s, job.dir);
           return kExitOk;

@@ -27,6 +27,8 @@ struct MathConfig {
   PartitionConfig partition{};  // how the training set is shared out among the ranks
   // Time to target: the first evaluation of the averaged model at or past one of these (at most one is set).
   std::optional<double> target_accuracy, target_loss;
+  // Threads that run the simulated ranks' math at once (0: one per core). Changes no result, only wall time.
+  int threads = 0;
   bool enabled() const { return model != "none"; }
 };
 

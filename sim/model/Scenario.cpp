@@ -81,6 +81,7 @@ MathConfig parse_math(Fields& f, std::int64_t default_batch, const std::string& 
   m.sgd.momentum = f.number("momentum", 0.9, 0.0, 1.0);
   m.sgd.weight_decay = f.number("weight_decay", 0.0, 0.0);
   m.eval_every = f.integer("eval_every", 0, 0);
+  m.threads = static_cast<int>(f.integer("threads", 0, 0, 1024));
   m.partition = parse_partition(f, m.model);
   m.sgd.lr = parse_lr_scaling(f, m.sgd.lr, training_ranks, m.batch);
   m.sgd.schedule = parse_lr_schedule(f, m.sgd.lr, iterations);

@@ -14,7 +14,7 @@ namespace quorum {
 namespace sg4 = simgrid::s4u;
 
 double run_ranks(const PlatformConfig& platform, const ComputeModel& compute,
-                 const std::function<void(Comm&)>& program) {
+                 const std::function<void(Comm&)>& program, int math_threads) {
   // SimGrid's own chatter (configuration changes, its deadlock dump) is replaced by our messages.
   int argc = 3;
   std::string a0 = "quorum", a1 = "--log=root.thres:critical", a2 = "--log=ker_engine.app:file:/dev/null";
@@ -28,6 +28,7 @@ double run_ranks(const PlatformConfig& platform, const ComputeModel& compute,
                           std::to_string(ranks) + " ranks");
 
   SimWorld world(hosts, compute, host_costs(platform));
+  world.use_math_threads(math_threads);
   std::vector<char> finished(static_cast<std::size_t>(ranks), 0);
   for (int r = 0; r < ranks; ++r) {
     // An exception inside an actor would abort the process; keep the first one and report it after the run.

@@ -18,8 +18,9 @@ class SimulationError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Returns the simulated time at which the last actor finished.
+// Returns the simulated time at which the last actor finished. math_threads: threads that run the ranks' math (the
+// functions given to Comm::compute), the simulation's own included; 1 runs it inline (RankMathPool.hpp).
 double run_ranks(const PlatformConfig& platform, const ComputeModel& compute,
-                 const std::function<void(Comm&)>& program);
+                 const std::function<void(Comm&)>& program, int math_threads = 1);
 
 }  // namespace quorum

@@ -15,12 +15,25 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 
+// The rank whose agents own a request, mutex, condition variable or agent handle: every call of theirs into SimGrid
+// returns to the rank's state, so it awaits the rank's math first (RankMathPool).
+struct RankOf {
+  void resumed() const noexcept {
+    if (pool) pool->await(rank);
+  }
+  std::shared_ptr<RankMathPool> pool;  // null: the math runs inline
+  int rank;
+};
+
 class SimRequest final : public Request {
  public:
-  explicit SimRequest(bool is_receive) : receive(is_receive) {}
+  SimRequest(bool is_receive, RankOf owner) : receive(is_receive), owner_(owner) {}
   ~SimRequest() override {
     // A receive dropped while pending must not let SimGrid write into freed memory later.
-    if (receive && !done && comm && sg4::Actor::self() != nullptr) comm->cancel();
+    if (receive && !done && comm && sg4::Actor::self() != nullptr) {
+      comm->cancel();
+      owner_.resumed();
+    }
     delete raw;
   }
 
@@ -40,6 +53,9 @@ class SimRequest final : public Request {
   std::unique_ptr<Message> message;
   bool done = false;
   bool cancelled = false;
+
+ private:
+  RankOf owner_;
 };
 
 SimRequest& as_sim(const RequestPtr& r) {
@@ -54,21 +70,42 @@ std::uint64_t simulated_bytes(double logical_bytes) {
 
 class SimMutex final : public Mutex {
  public:
-  void lock() override { mutex->lock(); }
-  void unlock() override { mutex->unlock(); }
+  explicit SimMutex(RankOf owner) : owner_(owner) {}
+  void lock() override {
+    mutex->lock();
+    owner_.resumed();
+  }
+  void unlock() override {
+    mutex->unlock();
+    owner_.resumed();
+  }
   sg4::MutexPtr mutex = sg4::Mutex::create();
+
+ private:
+  RankOf owner_;
 };
 
 class SimConditionVariable final : public ConditionVariable {
  public:
+  explicit SimConditionVariable(RankOf owner) : owner_(owner) {}
   void wait(std::unique_lock<Mutex>& lock) override {
     auto* m = dynamic_cast<SimMutex*>(lock.mutex());
     if (m == nullptr) throw std::logic_error("condition variable used with a mutex of another backend");
     cv->wait(m->mutex);
+    owner_.resumed();
   }
-  void notify_one() override { cv->notify_one(); }
-  void notify_all() override { cv->notify_all(); }
+  void notify_one() override {
+    cv->notify_one();
+    owner_.resumed();
+  }
+  void notify_all() override {
+    cv->notify_all();
+    owner_.resumed();
+  }
   sg4::ConditionVariablePtr cv = sg4::ConditionVariable::create();
+
+ private:
+  RankOf owner_;
 };
 
 // Set when an agent's body has returned. Joining waits for this, not for the actor's end: an agent whose posted
@@ -90,11 +127,15 @@ struct AgentDone {
 
 class SimAgent final : public Agent {
  public:
-  explicit SimAgent(std::shared_ptr<AgentDone> done) : done_(std::move(done)) {}
-  void join() override { done_->wait(); }
+  SimAgent(std::shared_ptr<AgentDone> done, RankOf owner) : done_(std::move(done)), owner_(owner) {}
+  void join() override {
+    done_->wait();
+    owner_.resumed();
+  }
 
  private:
   std::shared_ptr<AgentDone> done_;
+  RankOf owner_;
 };
 
 }  // namespace
@@ -110,8 +151,9 @@ RequestPtr SimComm::isend(int dst, Tag tag, Payload payload, double logical_byte
   check_peer(dst, "isend");
   const int key_src = tags::is_any_source(tag) ? kAnySource : rank_;
   auto* msg = new Message{rank_, tag, std::move(payload)};
-  auto request = std::make_shared<SimRequest>(false);
+  auto request = std::make_shared<SimRequest>(false, RankOf{world_.math_pool(), rank_});
   request->comm = world_.mailbox(dst, key_src, tag)->put_async(msg, simulated_bytes(logical_bytes));
+  resumed();
   return request;
 }
 
@@ -121,6 +163,7 @@ void SimComm::post(int dst, Tag tag, Payload payload, double logical_bytes) {
   auto* msg = new Message{rank_, tag, std::move(payload)};
   // An ordinary send that this actor reaps, not a detached one (see PostedSends); the receiver owns msg.
   posted_.add(world_.mailbox(dst, key_src, tag)->put_async(msg, simulated_bytes(logical_bytes)));
+  resumed();
 }
 
 RequestPtr SimComm::irecv(int src, Tag tag) {
@@ -129,25 +172,26 @@ RequestPtr SimComm::irecv(int src, Tag tag) {
                            (src == kAnySource ? " is not an any-source tag but was received from kAnySource"
                                               : " is an any-source tag; receive it with kAnySource"));
   if (src != kAnySource) check_peer(src, "irecv");
-  auto request = std::make_shared<SimRequest>(true);
+  auto request = std::make_shared<SimRequest>(true, RankOf{world_.math_pool(), rank_});
   request->comm = world_.mailbox(rank_, src, tag)->get_async<Message>(&request->raw);
+  resumed();
   return request;
 }
 
 bool SimComm::test(const RequestPtr& request) {
   auto& r = as_sim(request);
   if (r.done) return true;
-  if (r.comm->test()) {
-    r.complete();
-    return true;
-  }
-  return false;
+  const bool finished = r.comm->test();
+  resumed();
+  if (finished) r.complete();
+  return finished;
 }
 
 void SimComm::cancel(const RequestPtr& request) {
   auto& r = as_sim(request);
   if (r.done) return;
   r.comm->cancel();
+  resumed();
   r.done = true;
   r.cancelled = true;
 }
@@ -165,6 +209,7 @@ void SimComm::do_wait(const RequestPtr& request) {
   auto& r = as_sim(request);
   if (r.done) return;
   r.comm->wait();
+  resumed();
   r.complete();
 }
 
@@ -179,22 +224,40 @@ std::size_t SimComm::do_wait_any(std::span<const RequestPtr> requests) {
     index.push_back(i);
   }
   const auto k = sg4::Comm::wait_any(comms);
+  resumed();
   const std::size_t i = index[static_cast<std::size_t>(k)];
   as_sim(requests[i]).complete();
   return i;
 }
 
 double SimComm::do_compute(std::int64_t step, const std::function<void()>& math) {
-  if (math) math();  // real math: costs wall time only
+  // The real math costs wall time only. With a pool it runs while this rank sleeps; the rank is back when it wakes.
+  RankMathPool* pool = world_.math_pool().get();
+  if (math && pool == nullptr) math();
+  if (math && pool != nullptr) pool->submit(rank_, math);
   const double d = world_.compute().duration(rank_, step);
-  sg4::this_actor::sleep_for(d);
+  try {
+    sg4::this_actor::sleep_for(d);
+  } catch (...) {
+    resumed();  // killed while sleeping (the simulation ended): the math refers to this stack, so it ends first
+    throw;
+  }
+  resumed();
+  if (pool != nullptr)
+    if (std::exception_ptr error = pool->take_error(rank_)) std::rethrow_exception(error);
   return d;
 }
 
-void SimComm::sleep_for(double seconds) { sg4::this_actor::sleep_for(seconds); }
+void SimComm::sleep_for(double seconds) {
+  sg4::this_actor::sleep_for(seconds);
+  resumed();
+}
 
 void SimComm::charge_reduction(double logical_bytes, std::size_t /*real_values: their sum costs wall time only*/) {
-  if (world_.reduce_Bps() > 0 && logical_bytes > 0) sg4::this_actor::sleep_for(logical_bytes / world_.reduce_Bps());
+  if (world_.reduce_Bps() > 0 && logical_bytes > 0) {
+    sg4::this_actor::sleep_for(logical_bytes / world_.reduce_Bps());
+    resumed();
+  }
 }
 
 NativeCollectives* SimComm::native() { return world_.native_allreduce() != nullptr ? this : nullptr; }
@@ -204,6 +267,7 @@ bool SimComm::allreduce_sum(std::vector<float>& data, const Group& group, double
   if (impl == nullptr) return false;
   const double t0 = now();
   impl->allreduce_sum(rank_, data, group, logical_bytes, channel);
+  resumed();
   account_blocked(t0);
   return true;
 }
@@ -219,6 +283,7 @@ std::unique_ptr<Agent> SimComm::spawn(const std::string& name, std::function<voi
   sg4::Actor::create(name + "-" + std::to_string(rank), world_.host(rank),
                      [world, rank, agent_comm, done, body = std::move(body)] {
                        try {
+                         agent_comm->resumed();
                          body(*agent_comm);
                        } catch (const std::exception& e) {
                          if (world->first_error.empty())
@@ -228,15 +293,16 @@ std::unique_ptr<Agent> SimComm::spawn(const std::string& name, std::function<voi
                        done->set();
                        agent_comm->deliver_pending_posts();
                      });
-  return std::make_unique<SimAgent>(std::move(done));
+  resumed();
+  return std::make_unique<SimAgent>(std::move(done), RankOf{world_.math_pool(), rank_});
 }
 
 void SimComm::deliver_pending_posts() { posted_.drain_as_daemon(); }
 
-std::unique_ptr<Mutex> SimComm::make_mutex() { return std::make_unique<SimMutex>(); }
+std::unique_ptr<Mutex> SimComm::make_mutex() { return std::make_unique<SimMutex>(RankOf{world_.math_pool(), rank_}); }
 
 std::unique_ptr<ConditionVariable> SimComm::make_condition_variable() {
-  return std::make_unique<SimConditionVariable>();
+  return std::make_unique<SimConditionVariable>(RankOf{world_.math_pool(), rank_});
 }
 
 }  // namespace quorum

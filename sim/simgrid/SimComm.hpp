@@ -32,6 +32,10 @@ class SimComm final : public Comm, private NativeCollectives {
   // Called once the actor's work is done: posted messages still pending are delivered from a daemon (PostedSends).
   void deliver_pending_posts();
   void charge_reduction(double logical_bytes, std::size_t real_values) override;
+  // Awaits this rank's pending math (RankMathPool): called on every return from SimGrid to this actor's code.
+  void resumed() const noexcept {
+    if (const auto& pool = world_.math_pool()) pool->await(rank_);
+  }
 
  protected:
   void do_wait(const RequestPtr& request) override;

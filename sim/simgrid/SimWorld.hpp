@@ -12,6 +12,7 @@
 #include "algorithms/comm/Tag.hpp"
 #include "platforms/PlatformConfig.hpp"
 #include "sim/model/ComputeModel.hpp"
+#include "sim/simgrid/RankMathPool.hpp"
 #include "sim/simgrid/SimNativeAllreduce.hpp"
 
 namespace quorum {
@@ -36,6 +37,13 @@ class SimWorld {
   // SimGrid's FIFO matching, which is MPI's non-overtaking rule.
   simgrid::s4u::Mailbox* mailbox(int dst, int src, Tag tag);
 
+  // Where the ranks' math runs: null runs it inline, at the start of compute(); otherwise see RankMathPool. Shared
+  // with the agents' requests and locks, which may outlive this world when a simulation is torn down.
+  const std::shared_ptr<RankMathPool>& math_pool() const { return math_pool_; }
+  void use_math_threads(int threads) {
+    math_pool_ = threads > 1 ? std::make_shared<RankMathPool>(size(), threads) : nullptr;
+  }
+
   int live_agents = 0;      // progress agents started and not yet finished
   std::string first_error;  // first exception escaping a rank or agent (it would abort SimGrid)
 
@@ -45,6 +53,7 @@ class SimWorld {
   double reduce_Bps_;
   std::unique_ptr<SimNativeAllreduce> native_;
   std::unordered_map<std::uint64_t, simgrid::s4u::Mailbox*> mailboxes_;
+  std::shared_ptr<RankMathPool> math_pool_;
 };
 
 }  // namespace quorum

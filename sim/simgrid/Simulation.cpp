@@ -1,7 +1,9 @@
 #include "sim/simgrid/Simulation.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <span>
+#include <thread>
 
 #include "kernels/Trainer.hpp"
 #include "sim/model/RunConclusion.hpp"
@@ -29,12 +31,18 @@ SimulationOutput simulate(const Scenario& scenario) {
 
   if (scenario.trace.enabled) recorder->enable_tracing(scenario.trace);
 
-  run_ranks(scenario.platform, compute, [&](Comm& comm) {
-    if (scenario.trace.enabled) comm.observe_waits(recorder.get());
-    auto algorithm = info.make(scenario.algorithm_params, scenario.ranks);
-    RankContext ctx{comm, *trainers[static_cast<std::size_t>(comm.rank())], run, scenario.algorithm_params, *recorder};
-    algorithm->run(ctx);
-  });
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int math_threads = !math->enabled() ? 1 : scenario.math.threads > 0 ? scenario.math.threads : cores;
+  run_ranks(
+      scenario.platform, compute,
+      [&](Comm& comm) {
+        if (scenario.trace.enabled) comm.observe_waits(recorder.get());
+        auto algorithm = info.make(scenario.algorithm_params, scenario.ranks);
+        RankContext ctx{comm, *trainers[static_cast<std::size_t>(comm.rank())], run, scenario.algorithm_params,
+                        *recorder};
+        algorithm->run(ctx);
+      },
+      math_threads);
   recorder->finish_progress();
 
   std::vector<std::span<const float>> finals;

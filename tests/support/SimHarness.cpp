@@ -32,16 +32,16 @@ HarnessResult run_simulated(const PlatformConfig& platform, const std::function<
 }
 
 HarnessResult run_simulated(const PlatformConfig& platform, const std::function<nlohmann::json(Comm&)>& program,
-                            const ComputeModel& compute) {
+                            const ComputeModel& compute, int math_threads) {
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("quorum-harness-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand())))
                                .string();
   const ChildResult child = run_in_child([&] {
     std::vector<nlohmann::json> results(static_cast<std::size_t>(rank_count(platform)));
     try {
-      const double end = run_ranks(platform, compute, [&](Comm& comm) {
-        results[static_cast<std::size_t>(comm.rank())] = program(comm);
-      });
+      const double end = run_ranks(
+          platform, compute, [&](Comm& comm) { results[static_cast<std::size_t>(comm.rank())] = program(comm); },
+          math_threads);
       std::ofstream(path) << nlohmann::json{{"end", end}, {"ranks", results}}.dump();
       return 0;
     } catch (const std::exception& e) {
