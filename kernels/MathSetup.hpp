@@ -17,11 +17,12 @@
 namespace quorum {
 
 struct MathConfig {
-  std::string model = "softmax";  // none | hyperplane | softmax | mlp
+  std::string model = "softmax";  // none | hyperplane | softmax | mlp | cnn
   std::int64_t batch = 128;       // samples per rank and step
   SgdConfig sgd{};
   std::string dataset_dir = kDefaultFashionMnistDir;
   std::int64_t hidden = 128;  // mlp hidden width
+  std::int64_t conv1_channels = 8, conv2_channels = 16;  // cnn channel counts
   HyperplaneSpec hyperplane{};
   std::int64_t eval_every = 0;  // steps between evaluations of the averaged model; 0: only at the end
   PartitionConfig partition{};  // how the training set is shared out among the ranks

@@ -86,13 +86,17 @@ MathConfig parse_math(Fields& f, std::int64_t default_batch, const std::string& 
   m.sgd.lr = parse_lr_scaling(f, m.sgd.lr, training_ranks, m.batch);
   m.sgd.schedule = parse_lr_schedule(f, m.sgd.lr, iterations);
   parse_targets(f, m);
-  if (m.model == "softmax" || m.model == "mlp") {
+  if (m.model == "softmax" || m.model == "mlp" || m.model == "cnn") {
     m.dataset_dir = resolve_scenario_path(base_dir, f.string("dataset_dir", std::string(kDefaultFashionMnistDir)));
     std::string why;
     if (!fashion_mnist_available(m.dataset_dir, &why))
       f.fail("dataset_dir", "Fashion-MNIST is not readable there (" + why +
                                 "); install Debian's dataset-fashion-mnist or point math.dataset_dir at the IDX files");
     if (m.model == "mlp") m.hidden = f.integer("hidden", m.hidden, 1, 1 << 16);
+    if (m.model == "cnn") {
+      m.conv1_channels = f.integer("conv1_channels", m.conv1_channels, 1, 256);
+      m.conv2_channels = f.integer("conv2_channels", m.conv2_channels, 1, 256);
+    }
   } else if (m.model == "hyperplane") {
     m.hyperplane.dim = f.integer("dim", m.hyperplane.dim, 1, 1 << 20);
     m.hyperplane.train_size = f.integer("train_size", m.hyperplane.train_size, 1);

@@ -4,7 +4,8 @@
 // host model, so every replica starts from the same weights and evaluations match the CPU's.
 //
 // Layouts (all column-major for cuBLAS): the batch x (host row-major n x dim) is dim x n; softmax W is dim x classes;
-// the MLP's W1 is dim x hidden and W2 hidden x classes, as in kernels/models.
+// the MLP's W1 is dim x hidden and W2 hidden x classes, as in kernels/models; the CNN's activations are NHWC, a
+// channels x positions matrix (the host's row-major positions x channels), see kernels/models/Cnn.hpp.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -13,6 +14,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "kernels/models/Cnn.hpp"
 #include "kernels/models/HyperplaneRegression.hpp"
 #include "kernels/models/Mlp.hpp"
 #include "kernels/models/SoftmaxRegression.hpp"
@@ -233,6 +235,85 @@ class GpuMlp final : public GpuModel {
   int hidden_, classes_;
 };
 
+// The convolutional proxy, layer by layer as the host's Cnn: im2col, one cuBLAS GEMM per convolution, the fused max
+// pool and ReLU; backward through the same steps (col2im for the second layer's input gradient).
+class GpuCnn final : public GpuModel {
+ public:
+  GpuCnn(std::shared_ptr<const Model> host, int device, const Cnn& shape)
+      : GpuModel(std::move(host), device),
+        side_(static_cast<int>(shape.side())),
+        c1_(static_cast<int>(shape.conv1_channels())),
+        c2_(static_cast<int>(shape.conv2_channels())),
+        classes_(shape.classes()),
+        s1_(static_cast<int>(shape.conv1_side())),
+        p1_(static_cast<int>(shape.pool1_side())),
+        s2_(static_cast<int>(shape.conv2_side())),
+        features_(static_cast<int>(shape.features())) {}
+
+ protected:
+  double compute(std::span<const float>, const Batch& batch, const float* d_params, const float* d_x, int n, int,
+                 float* d_grad) const override {
+    constexpr int kernel = static_cast<int>(Cnn::kKernel), taps = kernel * kernel;
+    const int rows1 = taps, rows2 = taps * c1_;                               // patch rows per layer
+    const int n1 = n * s1_ * s1_, n2 = n * s2_ * s2_;                          // output positions per layer
+    const int pooled1 = n * p1_ * p1_ * c1_, pooled2 = n * features_;          // pool outputs (entries)
+    const std::ptrdiff_t o_b1 = static_cast<std::ptrdiff_t>(rows1) * c1_, o_k2 = o_b1 + c1_,
+                         o_b2 = o_k2 + static_cast<std::ptrdiff_t>(rows2) * c2_, o_wd = o_b2 + c2_,
+                         o_bd = o_wd + static_cast<std::ptrdiff_t>(features_) * classes_;
+    const float *k1 = d_params, *b1 = d_params + o_b1, *k2 = d_params + o_k2, *b2 = d_params + o_b2,
+                *wd = d_params + o_wd, *bd = d_params + o_bd;
+    float* patches1 = patches1_.get(static_cast<std::size_t>(rows1) * n1);
+    float* z1 = z1_.get(static_cast<std::size_t>(c1_) * n1);  // conv1 output, then its gradient
+    float* a1 = a1_.get(static_cast<std::size_t>(pooled1));
+    int* arg1 = arg1_.get(static_cast<std::size_t>(pooled1));
+    float* patches2 = patches2_.get(static_cast<std::size_t>(rows2) * n2);
+    float* z2 = z2_.get(static_cast<std::size_t>(c2_) * n2);  // conv2 output, then its gradient
+    float* a2 = a2_.get(static_cast<std::size_t>(pooled2));
+    int* arg2 = arg2_.get(static_cast<std::size_t>(pooled2));
+    float* logits = work1_.get(static_cast<std::size_t>(classes_) * n);
+    float* d_a2 = work2_.get(static_cast<std::size_t>(pooled2));
+    float* d_patches2 = d_patches2_.get(static_cast<std::size_t>(rows2) * n2);
+    float* d_a1 = work3_.get(static_cast<std::size_t>(pooled1));
+    float* ones = ones_positions_.get(static_cast<std::size_t>(n1));
+    fill(ones, 1.0f, n1, stream_);
+
+    // Forward: Z = K^T patches + b per layer, then pool and rectify; logits = Wd^T a2 + bd.
+    im2col(d_x, n, side_, 1, kernel, patches1, stream_);
+    gemm(CUBLAS_OP_T, CUBLAS_OP_N, c1_, n1, rows1, k1, rows1, patches1, rows1, z1, c1_);
+    add_bias_columns(z1, b1, c1_, n1, stream_);
+    max_pool_relu(z1, n, s1_, c1_, a1, arg1, stream_);
+    im2col(a1, n, p1_, c1_, kernel, patches2, stream_);
+    gemm(CUBLAS_OP_T, CUBLAS_OP_N, c2_, n2, rows2, k2, rows2, patches2, rows2, z2, c2_);
+    add_bias_columns(z2, b2, c2_, n2, stream_);
+    max_pool_relu(z2, n, s2_, c2_, a2, arg2, stream_);
+    gemm(CUBLAS_OP_T, CUBLAS_OP_N, classes_, n, features_, wd, features_, a2, features_, logits, classes_);
+    add_bias_columns(logits, bd, classes_, n, stream_);
+    double* loss = loss_.get(static_cast<std::size_t>(n));
+    softmax_cross_entropy_backward(logits, upload_labels(batch), classes_, n, loss, stream_);
+
+    // Backward. Dense: gWd = a2 G^T, gbd = G 1, d_a2 = Wd G.
+    gemm(CUBLAS_OP_N, CUBLAS_OP_T, features_, classes_, n, a2, features_, logits, classes_, d_grad + o_wd, features_);
+    gemv(CUBLAS_OP_N, classes_, n, logits, classes_, ones, d_grad + o_bd);
+    gemm(CUBLAS_OP_N, CUBLAS_OP_N, features_, n, classes_, wd, features_, logits, classes_, d_a2, features_);
+    // conv2: dZ2 through the pool; gK2 = patches2 dZ2^T, gb2 = dZ2 1, d_patches2 = K2 dZ2, then col2im.
+    max_pool_relu_backward(d_a2, a2, arg2, pooled2, z2, c2_ * n2, stream_);
+    gemm(CUBLAS_OP_N, CUBLAS_OP_T, rows2, c2_, n2, patches2, rows2, z2, c2_, d_grad + o_k2, rows2);
+    gemv(CUBLAS_OP_N, c2_, n2, z2, c2_, ones, d_grad + o_b2);
+    gemm(CUBLAS_OP_N, CUBLAS_OP_N, rows2, n2, c2_, k2, rows2, z2, c2_, d_patches2, rows2);
+    col2im(d_patches2, n, p1_, c1_, kernel, d_a1, stream_);
+    // conv1: dZ1 through the pool; gK1 = patches1 dZ1^T, gb1 = dZ1 1.
+    max_pool_relu_backward(d_a1, a1, arg1, pooled1, z1, c1_ * n1, stream_);
+    gemm(CUBLAS_OP_N, CUBLAS_OP_T, rows1, c1_, n1, patches1, rows1, z1, c1_, d_grad, rows1);
+    gemv(CUBLAS_OP_N, c1_, n1, z1, c1_, ones, d_grad + o_b1);
+    return mean_loss(loss, n);
+  }
+
+ private:
+  int side_, c1_, c2_, classes_, s1_, p1_, s2_, features_;
+  mutable DeviceBuffer<float> patches1_, z1_, a1_, patches2_, z2_, a2_, d_patches2_, ones_positions_;
+  mutable DeviceBuffer<int> arg1_, arg2_;
+};
+
 }  // namespace
 
 std::shared_ptr<const Model> make_gpu_model(const MathSetup& setup) {
@@ -244,6 +325,7 @@ std::shared_ptr<const Model> make_gpu_model(const MathSetup& setup) {
   if (name == "softmax") return std::make_shared<GpuSoftmaxRegression>(setup.model, device, classes);
   if (name == "mlp")
     return std::make_shared<GpuMlp>(setup.model, device, static_cast<int>(setup.config.hidden), classes);
+  if (name == "cnn") return std::make_shared<GpuCnn>(setup.model, device, dynamic_cast<const Cnn&>(*setup.model));
   throw std::invalid_argument("no GPU version of the proxy model '" + name + "'");
 }
 
