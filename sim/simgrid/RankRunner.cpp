@@ -4,6 +4,7 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
+#include <fstream>
 #include <sstream>
 
 #include "platforms/PlatformBuilder.hpp"
@@ -13,12 +14,30 @@ namespace quorum {
 
 namespace sg4 = simgrid::s4u;
 
+namespace {
+
+// SimGrid gives every actor's stack a guard page, which costs the process two memory mappings per actor, and Linux
+// caps mappings per process (vm.max_map_count, 65,530 by default). A rank has up to three actors (its body, a
+// progress agent, a second agent), so past about 10,000 ranks the guard pages alone exhaust the cap and SimGrid
+// aborts ("Failed to protect stack"). There, stacks go without guard pages: an overflow is then not caught, but
+// quorum's actors recurse nowhere.
+bool guard_pages_fit(int ranks) {
+  long long max_maps = 65530;
+  std::ifstream("/proc/sys/vm/max_map_count") >> max_maps;
+  constexpr long long kMappingsPerRank = 3 * 2, kOtherMappings = 4096;
+  return kMappingsPerRank * ranks + kOtherMappings <= max_maps;
+}
+
+}  // namespace
+
 double run_ranks(const PlatformConfig& platform, const ComputeModel& compute,
                  const std::function<void(Comm&)>& program, int math_threads) {
   // SimGrid's own chatter (configuration changes, its deadlock dump) is replaced by our messages.
-  int argc = 3;
-  std::string a0 = "quorum", a1 = "--log=root.thres:critical", a2 = "--log=ker_engine.app:file:/dev/null";
-  char* argv[] = {a0.data(), a1.data(), a2.data(), nullptr};
+  std::string a0 = "quorum", a1 = "--log=root.thres:critical", a2 = "--log=ker_engine.app:file:/dev/null",
+              a3 = "--cfg=contexts/guard-size:0";
+  char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), nullptr};
+  int argc = guard_pages_fit(rank_count(platform)) ? 3 : 4;
+  argv[argc] = nullptr;
   sg4::Engine engine(&argc, argv);
   configure_network_model(platform);
   std::vector<sg4::Host*> hosts = build_platform(platform);
