@@ -24,6 +24,8 @@ std::int64_t image_side(std::int64_t dim) {
 }
 }  // namespace
 
+bool uses_fashion_mnist(const std::string& model) { return model == "softmax" || model == "mlp" || model == "cnn"; }
+
 // The last partition made, and for how many ranks.
 struct PartitionCache {
   std::mutex mutex;
@@ -70,7 +72,7 @@ std::shared_ptr<const MathSetup> make_math_setup(const MathConfig& config, std::
     setup->train = data.train;
     setup->test = data.test;
     setup->model = std::make_shared<HyperplaneRegression>(spec.dim);
-  } else if (config.model == "softmax" || config.model == "mlp" || config.model == "cnn") {
+  } else if (uses_fashion_mnist(config.model)) {
     auto data = load_fashion_mnist(config.dataset_dir);
     setup->train = data.train;
     setup->test = data.test;

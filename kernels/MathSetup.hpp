@@ -54,6 +54,8 @@ struct ModelInfo {
   std::string name, description;
 };
 const std::vector<ModelInfo>& model_catalog();
+// Whether the model trains on Fashion-MNIST (softmax, mlp, cnn), so that the scenario's math.dataset_dir applies.
+bool uses_fashion_mnist(const std::string& model);
 
 // Builds the model and loads or generates its data. Throws DatasetError when a data set cannot be read and
 // std::invalid_argument for an unknown model name.

@@ -86,7 +86,7 @@ MathConfig parse_math(Fields& f, std::int64_t default_batch, const std::string& 
   m.sgd.lr = parse_lr_scaling(f, m.sgd.lr, training_ranks, m.batch);
   m.sgd.schedule = parse_lr_schedule(f, m.sgd.lr, iterations);
   parse_targets(f, m);
-  if (m.model == "softmax" || m.model == "mlp" || m.model == "cnn") {
+  if (uses_fashion_mnist(m.model)) {
     m.dataset_dir = resolve_scenario_path(base_dir, f.string("dataset_dir", std::string(kDefaultFashionMnistDir)));
     std::string why;
     if (!fashion_mnist_available(m.dataset_dir, &why))
