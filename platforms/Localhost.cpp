@@ -2,7 +2,8 @@
 // half the measured latency, so a message between two ranks costs latency + size / bandwidth, as measured by
 // `quorum calibrate`. With an aggregate bandwidth, every transfer also crosses one shared link of that capacity (the
 // star removes the duplicate, so a message crosses it once): concurrent transfers then share the machine's memory
-// system as they do for real.
+// system as they do for real. With fewer cores than ranks, one more host stands for the machine's cores (no route: only
+// executions run on it), so that the CPU work quorum charges is shared among the ranks doing it at once.
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
@@ -29,6 +30,8 @@ std::vector<sg4::Host*> build_localhost(const LocalhostConfig& c) {
     zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, route, true);
     hosts.push_back(host);
   }
+  if (const int cores = shared_cores(c); cores > 0)
+    zone->create_host(kSharedCoresHost, cluster::kHostSpeed)->set_core_count(cores)->seal();
   zone->seal();
   return hosts;
 }

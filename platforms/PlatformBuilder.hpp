@@ -16,6 +16,10 @@ namespace quorum {
 // default LV08 multiplies latencies by about 13 to model TCP, which HPC interconnects do not show.
 void configure_network_model(const PlatformConfig& config);
 
+// The host of a localhost platform on which the ranks' charged CPU work runs when they outnumber the machine's cores
+// (HostCosts::shared_cores): that many cores of speed cluster::kHostSpeed, shared by every rank's executions.
+inline constexpr const char* kSharedCoresHost = "localhost-cores";
+
 std::vector<simgrid::s4u::Host*> build_platform(const PlatformConfig& config);
 
 // A dragonfly with "minimal" or "adaptive" routing (Dragonfly.cpp); every host "<host_prefix><id>", in id order.

@@ -51,12 +51,17 @@ DragonflyLayout dragonfly_layout(const GenericConfig& c) {
   return {c.groups, c.group_links, c.chassis, c.chassis_links, c.routers, c.router_links, c.nodes_per_router};
 }
 
+int shared_cores(const LocalhostConfig& config) {
+  return config.cores > 0 && config.cores < config.ranks ? config.cores : 0;
+}
+
 HostCosts host_costs(const PlatformConfig& config) {
   HostCosts costs;
   if (const auto* p = std::get_if<PizDaintConfig>(&config)) costs.reduce_Bps = p->reduce_Bps;
   if (const auto* l = std::get_if<LocalhostConfig>(&config)) {
     costs.reduce_Bps = l->reduce_Bps;
     if (!l->native_allreduce.empty()) costs.native_allreduce = &l->native_allreduce;
+    costs.shared_cores = shared_cores(*l);
   }
   return costs;
 }

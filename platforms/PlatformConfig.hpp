@@ -61,6 +61,10 @@ struct LocalhostConfig {
   double reduce_Bps = 0;
   // The MPI library's own allreduce, measured (empty: native allreduces are simulated as the point-to-point ring).
   NativeAllreduceTable native_allreduce;
+  // Cores the ranks share (0: every rank has a core of its own). With fewer cores than ranks, the CPU work the
+  // platform charges (reductions, the native allreduce) runs as executions on one host of this many cores, so
+  // ranks that work at once share them as the real ranks share the machine's cores.
+  int cores = 0;
 };
 
 // A platform from explicit parameters.
@@ -124,7 +128,11 @@ std::vector<RankLevel> rank_levels(const PlatformConfig& config);
 struct HostCosts {
   double reduce_Bps = 0;                                 // 0: reductions are not charged
   const NativeAllreduceTable* native_allreduce = nullptr;  // null or empty: no native allreduce
+  int shared_cores = 0;  // > 0: the charged CPU work runs on that many cores shared by all ranks (localhost)
 };
 HostCosts host_costs(const PlatformConfig& config);
+// The cores a localhost platform's ranks share, or 0 when each rank has one of its own (no cores given, or at least
+// as many cores as ranks).
+int shared_cores(const LocalhostConfig& config);
 
 }  // namespace quorum

@@ -130,11 +130,14 @@ void read_calibration(PlatformFieldReader& r, const std::string& base_dir, Local
   // Calibrations written before these were measured have neither: reductions free, native allreduce simulated.
   if (cal.contains("reduce_Bps")) c.reduce_Bps = cf.positive("reduce_Bps", std::nullopt);
   if (cal.contains("native_allreduce")) c.native_allreduce = parse_native_table(cf, "native_allreduce");
+  // Calibrations written before cores were recorded leave them unmodelled, as before.
+  if (cal.contains("cores")) c.cores = static_cast<int>(cf.integer("cores", std::nullopt, 1, 1 << 20));
   f.set_resolved("calibrated", {{"latency_s", c.latency_s},
                                 {"bandwidth_Bps", c.bandwidth_Bps},
                                 {"aggregate_bandwidth_Bps", c.aggregate_bandwidth_Bps},
                                 {"reduce_Bps", c.reduce_Bps},
-                                {"native_allreduce_points", c.native_allreduce.points().size()}});
+                                {"native_allreduce_points", c.native_allreduce.points().size()},
+                                {"cores", c.cores}});
 }
 
 PlatformInfo localhost() {
@@ -159,7 +162,11 @@ PlatformInfo localhost() {
                    "summing received vectors, bytes/s per rank; 0: free" + inline_only),
              0, INFINITY),
       optional(field("native_allreduce", Type::Table, std::nullopt,
-                     "measured MPI_Allreduce [{ranks, bytes, seconds}]" + inline_only))};
+                     "measured MPI_Allreduce [{ranks, bytes, seconds}]" + inline_only)),
+      ranged(field("cores", Type::Integer, d.cores,
+                   "cores the ranks share (fewer than ranks: reductions and native allreduces share them); 0: a "
+                   "core per rank" + inline_only),
+             0, 1 << 20)};
   p.parse = [](PlatformFieldReader& r, const std::string& base_dir) -> PlatformConfig {
     LocalhostConfig c;
     c.ranks = static_cast<int>(r.integer("nodes"));
@@ -171,6 +178,7 @@ PlatformInfo localhost() {
     c.bandwidth_Bps = r.number("bandwidth_Bps");
     c.aggregate_bandwidth_Bps = r.number("aggregate_bandwidth_Bps");
     c.reduce_Bps = r.number("reduce_Bps");
+    c.cores = static_cast<int>(r.integer("cores"));
     if (r.has("native_allreduce")) {
       Fields& f = r.fields();
       c.native_allreduce = parse_native_table(f, "native_allreduce");

@@ -4,8 +4,10 @@
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Exec.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -253,11 +255,24 @@ void SimComm::sleep_for(double seconds) {
   resumed();
 }
 
-void SimComm::charge_reduction(double logical_bytes, std::size_t /*real_values: their sum costs wall time only*/) {
-  if (world_.reduce_Bps() > 0 && logical_bytes > 0) {
-    sg4::this_actor::sleep_for(logical_bytes / world_.reduce_Bps());
-    resumed();
+// Calibrated CPU costs are times measured with a known share of a core per rank: `core_share`. With a core of its
+// own, a rank spends the time as a sleep. On shared cores it runs seconds x core_share core-seconds of work on them:
+// alone as measured, and slower when more ranks work at once than there are cores, as the real ranks are.
+void SimComm::work(double seconds, double core_share) {
+  if (seconds <= 0) return;
+  if (sg4::Host* cores = world_.shared_cores()) {
+    sg4::this_actor::exec_init(seconds * core_share * cores->get_speed())->set_host(cores)->wait();
+  } else {
+    sg4::this_actor::sleep_for(seconds);
   }
+  resumed();
+}
+
+void SimComm::charge_reduction(double logical_bytes, std::size_t /*real_values: their sum costs wall time only*/) {
+  // reduce_Bps was measured with every rank summing at once, each getting cores / ranks of a core.
+  if (world_.reduce_Bps() > 0 && logical_bytes > 0)
+    work(logical_bytes / world_.reduce_Bps(),
+         world_.core_count() > 0 ? static_cast<double>(world_.core_count()) / world_.size() : 1.0);
 }
 
 NativeCollectives* SimComm::native() { return world_.native_allreduce() != nullptr ? this : nullptr; }
@@ -266,8 +281,11 @@ bool SimComm::allreduce_sum(std::vector<float>& data, const Group& group, double
   SimNativeAllreduce* impl = world_.native_allreduce();
   if (impl == nullptr) return false;
   const double t0 = now();
-  impl->allreduce_sum(rank_, data, group, logical_bytes, channel);
+  const double seconds = impl->meet_and_sum(rank_, data, group, logical_bytes, channel);
   resumed();
+  // The table timed the group alone, its members on min(members, cores) cores.
+  const int cores = world_.core_count() > 0 ? std::min(world_.core_count(), group.size()) : group.size();
+  work(seconds, static_cast<double>(cores) / group.size());
   account_blocked(t0);
   return true;
 }

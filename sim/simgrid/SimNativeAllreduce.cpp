@@ -1,7 +1,6 @@
 #include "sim/simgrid/SimNativeAllreduce.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
-#include <simgrid/s4u/Engine.hpp>
 
 #include <mutex>
 #include <stdexcept>
@@ -11,8 +10,8 @@ namespace quorum {
 
 namespace sg4 = simgrid::s4u;
 
-void SimNativeAllreduce::allreduce_sum(int rank, std::vector<float>& data, const Group& group, double logical_bytes,
-                                       Channel channel) {
+double SimNativeAllreduce::meet_and_sum(int rank, std::vector<float>& data, const Group& group, double logical_bytes,
+                                        Channel channel) {
   const int index = group.index_of(rank);
   Meeting& m = meetings_[{static_cast<int>(channel), group.members}];
   std::unique_lock lock(*m.mutex);
@@ -34,7 +33,7 @@ void SimNativeAllreduce::allreduce_sum(int rank, std::vector<float>& data, const
     for (const auto* d : m.data)
       for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += (*d)[i];
     for (auto* d : m.data) *d = sum;
-    m.release_s = sg4::Engine::get_clock() + table_.seconds(group.size(), m.logical_bytes);
+    m.seconds = table_.seconds(group.size(), m.logical_bytes);
     m.arrived = 0;
     m.data.assign(m.data.size(), nullptr);
     ++m.round;
@@ -43,10 +42,8 @@ void SimNativeAllreduce::allreduce_sum(int rank, std::vector<float>& data, const
     const std::uint64_t round = m.round;
     while (m.round == round) m.all_arrived->wait(lock);
   }
-  // Every member reads release_s at the instant of the last arrival, before any of them can start a new round.
-  const double release = m.release_s;
-  lock.unlock();
-  sg4::this_actor::sleep_until(release);
+  // Every member reads the time at the instant of the last arrival, before any of them can start a new round.
+  return m.seconds;
 }
 
 }  // namespace quorum

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "algorithms/comm/Tag.hpp"
+#include "platforms/PlatformBuilder.hpp"
 #include "platforms/PlatformConfig.hpp"
 #include "sim/model/ComputeModel.hpp"
 #include "sim/simgrid/RankMathPool.hpp"
@@ -23,13 +24,20 @@ class SimWorld {
       : hosts_(std::move(hosts)), compute_(compute), reduce_Bps_(costs.reduce_Bps) {
     if (costs.native_allreduce != nullptr && !costs.native_allreduce->empty())
       native_ = std::make_unique<SimNativeAllreduce>(*costs.native_allreduce);
+    if (costs.shared_cores > 0) {
+      shared_cores_ = simgrid::s4u::Host::by_name(kSharedCoresHost);
+      cores_ = costs.shared_cores;
+    }
   }
 
   int size() const { return static_cast<int>(hosts_.size()); }
   simgrid::s4u::Host* host(int rank) const { return hosts_[static_cast<std::size_t>(rank)]; }
   const ComputeModel& compute() const { return compute_; }
-  // Bytes per second a rank sums (0: reductions cost no simulated time).
+  // Bytes per second a rank sums while every rank does (0: reductions cost no simulated time).
   double reduce_Bps() const { return reduce_Bps_; }
+  // The host whose cores the ranks share (PlatformBuilder.hpp), or null when every rank has a core of its own.
+  simgrid::s4u::Host* shared_cores() const { return shared_cores_; }
+  int core_count() const { return cores_; }
   // The platform's measured native allreduce, or null (native allreduces then run as point-to-point algorithms).
   SimNativeAllreduce* native_allreduce() const { return native_.get(); }
 
@@ -51,6 +59,8 @@ class SimWorld {
   std::vector<simgrid::s4u::Host*> hosts_;
   const ComputeModel& compute_;
   double reduce_Bps_;
+  simgrid::s4u::Host* shared_cores_ = nullptr;
+  int cores_ = 0;
   std::unique_ptr<SimNativeAllreduce> native_;
   std::unordered_map<std::uint64_t, simgrid::s4u::Mailbox*> mailboxes_;
   std::shared_ptr<RankMathPool> math_pool_;

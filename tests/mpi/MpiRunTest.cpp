@@ -10,6 +10,7 @@
 #include "validation/calibrate/Calibration.hpp"
 #include "validation/mpi/MpiRun.hpp"
 #include "validation/mpi/RankRecord.hpp"
+#include "validation/mpi/WaitMode.hpp"
 
 namespace quorum {
 
@@ -159,6 +160,22 @@ TEST(Calibration, QuickCalibrationMeasuresEveryFigure) {
   }
   EXPECT_TRUE(group_sizes.count(testing::mpi_size()));
   EXPECT_EQ(j["native_allreduce"].size(), group_sizes.size() * 2);
+  // The cores (this host's, as the wait mode reads them), the lone reduction rate, and every proper group size dividing
+  // the world with its groups all reducing at once.
+  EXPECT_EQ(j["cores"].get<int>(), mpi::usable_cores());
+  EXPECT_GT(j["reduce_alone_Bps"].get<double>(), 0);
+  std::set<int> concurrent_sizes;
+  for (const auto& row : j["native_allreduce_concurrent"]) {
+    EXPECT_EQ(row["groups"].get<int>() * row["ranks"].get<int>(), testing::mpi_size());
+    EXPECT_EQ(row["bytes"].get<double>(), 65536.0);
+    EXPECT_GT(row["seconds"].get<double>(), 0);
+    concurrent_sizes.insert(row["ranks"].get<int>());
+  }
+  std::set<int> proper;
+  for (int k : group_sizes)
+    if (k < testing::mpi_size() && testing::mpi_size() % k == 0) proper.insert(k);
+  EXPECT_EQ(concurrent_sizes, proper);
+  EXPECT_EQ(j["native_allreduce_concurrent"].size(), proper.size());
 }
 
 }  // namespace quorum

@@ -3,7 +3,9 @@
 // simulated times of known exchanges against their closed forms.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 
 #include "algorithms/collectives/SyncAllreduce.hpp"
@@ -100,6 +102,73 @@ TEST(HostCosts, NativeAllreduceStartsAtTheLastArrivalAndTakesTheMeasuredTime) {
       EXPECT_NEAR(o["three_done"].get<double>(), world_done + 1e-3 + three, 1e-12);
     }
   }
+}
+
+// Each rank's finishing time of each phase: at 10 ms x phase, the ranks listed for the phase start `work`.
+std::vector<std::vector<double>> phase_times(const LocalhostConfig& c, const std::vector<std::vector<int>>& phases,
+                                             const std::function<void(Comm&, std::size_t phase)>& work) {
+  const auto result = run_simulated(c, [&](Comm& comm) {
+    nlohmann::json done = nlohmann::json::array();
+    for (std::size_t p = 0; p < phases.size(); ++p) {
+      comm.sleep_for(10e-3 * static_cast<double>(p) - comm.now());
+      const auto& who = phases[p];
+      if (std::find(who.begin(), who.end(), comm.rank()) == who.end()) {
+        done.push_back(nullptr);
+        continue;
+      }
+      work(comm, p);
+      done.push_back(comm.now() - 10e-3 * static_cast<double>(p));
+    }
+    return done;
+  });
+  EXPECT_TRUE(result.ok) << result.error;
+  std::vector<std::vector<double>> times(phases.size());
+  for (std::size_t p = 0; p < phases.size(); ++p)
+    for (int r : phases[p]) times[p].push_back(result.per_rank.at(static_cast<std::size_t>(r))[p].get<double>());
+  return times;
+}
+
+TEST(HostCosts, ReductionsShareTheCoresWhenRanksOutnumberThem) {
+  // 4 ranks on 2 cores; reduce_Bps is the rate each rank got with all four summing, so a core sums 2 x that.
+  LocalhostConfig c = calibrated(4, 2e9);
+  c.cores = 2;
+  const double b = 4e6, all = b / 2e9;  // 2 ms with all four at once
+  const std::vector<std::vector<int>> phases = {{0, 1, 2, 3}, {0}, {0, 1}, {0, 1, 2}};
+  auto reduce = [b](Comm& comm, std::size_t) { comm.charge_reduction(b, 1); };
+  const auto shared = phase_times(c, phases, reduce);
+  for (double t : shared[0]) EXPECT_NEAR(t, all, 1e-12);          // as calibrated
+  for (double t : shared[1]) EXPECT_NEAR(t, all / 2, 1e-12);      // alone: a whole core
+  for (double t : shared[2]) EXPECT_NEAR(t, all / 2, 1e-12);      // two ranks, two cores
+  for (double t : shared[3]) EXPECT_NEAR(t, all * 3 / 4, 1e-12);  // three ranks share two cores
+  // With a core per rank (as many cores as ranks, or none given) a reduction always takes the calibrated time.
+  for (int cores : {0, 4}) {
+    c.cores = cores;
+    for (const auto& phase : phase_times(c, phases, reduce))
+      for (double t : phase) EXPECT_NEAR(t, all, 1e-12);
+  }
+}
+
+TEST(HostCosts, ConcurrentNativeGroupsShareTheCores) {
+  // The table timed each group alone: 1 ms for 2 ranks, 2 ms for 4 (on 2 cores: the 4 ranks shared them already).
+  LocalhostConfig c = calibrated(4, 0);
+  c.native_allreduce = NativeAllreduceTable({{2, 1e6, 1e-3}, {4, 1e6, 2e-3}});
+  c.cores = 2;
+  const std::vector<std::vector<int>> phases = {{0, 1, 2, 3}, {0, 1}, {0, 1, 2, 3}};
+  auto allreduce = [](Comm& comm, std::size_t phase) {
+    std::vector<float> data{static_cast<float>(comm.rank())};
+    const Group group = phase == 0 ? (comm.rank() < 2 ? Group{{0, 1}} : Group{{2, 3}})
+                        : phase == 1 ? Group{{0, 1}}
+                                     : Group::world(4);
+    allreduce_sum(comm, group, data, 1e6, AllreduceOptions{});
+  };
+  const auto shared = phase_times(c, phases, allreduce);
+  for (double t : shared[0]) EXPECT_NEAR(t, 2e-3, 1e-12);  // two groups of 2 on 2 cores: twice the time alone
+  for (double t : shared[1]) EXPECT_NEAR(t, 1e-3, 1e-12);  // one group alone: the table
+  for (double t : shared[2]) EXPECT_NEAR(t, 2e-3, 1e-12);  // the world alone: the table, not slowed again
+  c.cores = 4;                                             // a core per rank: concurrent groups do not interfere
+  const auto own = phase_times(c, phases, allreduce);
+  for (double t : own[0]) EXPECT_NEAR(t, 1e-3, 1e-12);
+  for (double t : own[2]) EXPECT_NEAR(t, 2e-3, 1e-12);
 }
 
 TEST(HostCosts, NativeTableInterpolatesAndNamesBadPoints) {

@@ -223,6 +223,26 @@ TEST(Scenario, LocalhostReadsTheReductionRateAndNativeAllreduceOfItsCalibration)
   EXPECT_EQ(error_field(e), "platform.native_allreduce");
 }
 
+TEST(Scenario, LocalhostReadsTheCoresItsRanksShare) {
+  const auto dir = std::filesystem::temp_directory_path();
+  std::ofstream(dir / "quorum-cal-cores.json") << R"({"latency_s": 2e-6, "bandwidth_Bps": 3e9, "cores": 2})";
+  auto j = minimal();
+  j["platform"] = {{"name", "localhost"}, {"nodes", 4}, {"calibration", "quorum-cal-cores.json"}};
+  const auto& calibrated = std::get<LocalhostConfig>(parse_scenario(j, dir.string()).platform);
+  EXPECT_EQ(calibrated.cores, 2);
+  EXPECT_EQ(shared_cores(calibrated), 2);
+  // Inline; at least as many cores as ranks means nothing is shared; a negative count is named.
+  j["platform"] = {{"name", "localhost"}, {"nodes", 4}, {"cores", 8}};
+  const auto& inline_cores = std::get<LocalhostConfig>(parse_scenario(j, dir.string()).platform);
+  EXPECT_EQ(inline_cores.cores, 8);
+  EXPECT_EQ(shared_cores(inline_cores), 0);
+  j["platform"]["cores"] = -1;
+  EXPECT_EQ(error_field(j), "platform.cores");
+  std::ofstream(dir / "quorum-cal-cores.json") << R"({"latency_s": 2e-6, "bandwidth_Bps": 3e9, "cores": 0})";
+  j["platform"] = {{"name", "localhost"}, {"nodes", 4}, {"calibration", (dir / "quorum-cal-cores.json").string()}};
+  EXPECT_NE(error_field(j).find("cores"), std::string::npos);
+}
+
 TEST(Scenario, ShippedScenariosParse) {
   for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(QUORUM_SOURCE_DIR) + "/scenarios")) {
     if (entry.path().extension() != ".json") continue;

@@ -18,6 +18,7 @@
 #include "validation/mpi/MpiComm.hpp"
 #include "validation/mpi/MpiEnvironment.hpp"
 #include "validation/mpi/MpiError.hpp"
+#include "validation/mpi/WaitMode.hpp"
 #include "validation/calibrate/PointToPointProbe.hpp"
 #include "kernels/optim/VectorOps.hpp"
 
@@ -164,6 +165,14 @@ nlohmann::json calibrate(const CalibrationOptions& o) {
              "MPI_Allgather (host names)");
   std::vector<std::string> hosts;
   for (int r = 0; r < world.size(); ++r) hosts.emplace_back(names.data() + static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME);
+  // The cores each host's ranks may run on (the widest affinity among them, as the wait mode reads it).
+  const int own_cores = mpi::usable_cores();
+  std::vector<int> cores_of_rank(static_cast<std::size_t>(world.size()));
+  mpi::check(MPI_Allgather(&own_cores, 1, MPI_INT, cores_of_rank.data(), 1, MPI_INT, world.control()),
+             "MPI_Allgather (cores)");
+  std::map<std::string, int> cores_per_host;
+  for (std::size_t r = 0; r < hosts.size(); ++r)
+    cores_per_host[hosts[r]] = std::max(cores_per_host[hosts[r]], cores_of_rank[r]);
   rt.start_clock();
 
   // Pairs: the first two ranks sharing a host, and rank 0 with the first rank elsewhere.
@@ -221,7 +230,7 @@ nlohmann::json calibrate(const CalibrationOptions& o) {
   // while all of them reduce: reps x bytes over the slowest rank's time, so that ranks sharing cores (or memory
   // bandwidth) see their share, not the speed of a rep that ran while the others were descheduled.
   constexpr int kReduceReps = 10;
-  double reduce_time = 0;
+  double reduce_time = 0, reduce_alone_time = 0;
   {
     std::vector<float> y(static_cast<std::size_t>(o.reduce_bytes / sizeof(float)), 1.0f), x(y.size(), 0.5f);
     vec::add(y, x);  // first touch of the pages outside the timed part
@@ -230,6 +239,15 @@ nlohmann::json calibrate(const CalibrationOptions& o) {
     for (int i = 0; i < kReduceReps; ++i) vec::add(y, x);
     const double own = rt.now() - t0;
     MPI_Allreduce(&own, &reduce_time, 1, MPI_DOUBLE, MPI_MAX, world.control());
+    // Rank 0 alone, the others idle: with more ranks than cores, the model's shared cores give a lone rank a whole
+    // core, reduce_Bps x ranks / cores; this is the figure to check that against.
+    rt.quiet_barrier("MPI_Ibarrier (calibration)");
+    if (rank == 0) {
+      const double t1 = rt.now();
+      for (int i = 0; i < kReduceReps; ++i) vec::add(y, x);
+      reduce_alone_time = rt.now() - t1;
+    }
+    rt.quiet_barrier("MPI_Ibarrier (calibration)");
   }
 
   // The native allreduce (the backend's MPI_Allreduce path) by group size and message size: the localhost platform
@@ -256,6 +274,33 @@ nlohmann::json calibrate(const CalibrationOptions& o) {
       double own = median(times), slowest = 0;
       MPI_Allreduce(&own, &slowest, 1, MPI_DOUBLE, MPI_MAX, world.control());
       allreduce.push_back({{"ranks", members}, {"bytes", bytes}, {"seconds", slowest}});
+    }
+  }
+  // Disjoint groups reducing at once (as Prague's and WAGMA's groups do): world / k groups of k consecutive ranks, each
+  // its own MPI_Allreduce. The table above timed one group alone; the model shares the cores among concurrent groups,
+  // and these times show how far that holds here.
+  nlohmann::json concurrent_groups = nlohmann::json::array();
+  for (int members : group_sizes) {
+    if (members >= world.size() || world.size() % members != 0) continue;
+    std::vector<int> ranks(static_cast<std::size_t>(members));
+    const int first = rank / members * members;
+    for (int r = 0; r < members; ++r) ranks[static_cast<std::size_t>(r)] = first + r;
+    const Group group(ranks);
+    std::vector<double> sizes = {o.native_sizes.back()};  // the largest (with --scenario: the model's size, if largest)
+    if (sizes.front() > 1048576.0) sizes.insert(sizes.begin(), 1048576.0);
+    for (double bytes : sizes) {
+      std::vector<float> data;
+      std::vector<double> times;
+      for (int i = 0; i < 8; ++i) {
+        rt.quiet_barrier("MPI_Ibarrier (calibration)");
+        const double t0 = rt.now();
+        rt.native()->allreduce_sum(comm, data, group, bytes, Channel::Benchmark);
+        if (i >= 2) times.push_back(rt.now() - t0);
+      }
+      double own = median(times), slowest = 0;
+      MPI_Allreduce(&own, &slowest, 1, MPI_DOUBLE, MPI_MAX, world.control());
+      concurrent_groups.push_back({{"ranks", members}, {"groups", world.size() / members}, {"bytes", bytes},
+                            {"seconds", slowest}});
     }
   }
   MPI_Comm_free(&raw);
@@ -306,6 +351,10 @@ nlohmann::json calibrate(const CalibrationOptions& o) {
            {"sleep_overshoot_s", overshoot_sum / world.size()},
            {"aggregate_bandwidth_Bps", aggregate},
            {"reduce_Bps", kReduceReps * o.reduce_bytes / reduce_time},
+           {"reduce_alone_Bps", kReduceReps * o.reduce_bytes / reduce_alone_time},
+           {"cores", cores_per_host.at(hosts[0])},
+           {"cores_per_host", cores_per_host},
+           {"native_allreduce_concurrent", concurrent_groups},
            {"concurrent_exchange", exchanges},
            {"native_allreduce", allreduce},
            {"pairs", pair_results},
@@ -315,7 +364,10 @@ nlohmann::json calibrate(const CalibrationOptions& o) {
             "quorum calibrate: ping-pong through Comm (MPI backend: header + padded data message, progress thread), "
             "one-way time = half the median round trip; bandwidth from a least-squares fit over 64 KiB and up; "
             "raw_mpi: the same with MPI_Send/MPI_Recv; reduce_Bps: bytes of a float vector summed into another per "
-            "second and rank, every rank at once (slowest rank's time); native_allreduce: slowest member's median time per group size and bytes"},
+            "second and rank, every rank at once (slowest rank's time); reduce_alone_Bps: the same, rank 0 alone; cores: the "
+            "widest affinity mask among rank 0's host's ranks; native_allreduce: slowest member's median time per "
+            "group size and bytes, one group alone; native_allreduce_concurrent: the same with world / ranks groups at "
+            "once"},
            {"mpi_library", mpi::MpiEnvironment::library_version()},
            {"quorum_version", kVersion},
            {"date", date}};
