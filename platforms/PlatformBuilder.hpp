@@ -16,9 +16,9 @@ namespace quorum {
 // default LV08 multiplies latencies by about 13 to model TCP, which HPC interconnects do not show.
 void configure_network_model(const PlatformConfig& config);
 
-// The host of a localhost platform on which the ranks' charged CPU work runs when they outnumber the machine's cores
-// (HostCosts::shared_cores): that many cores of speed cluster::kHostSpeed, shared by every rank's executions.
-inline constexpr const char* kSharedCoresHost = "localhost-cores";
+// The host of a localhost platform's node on which its ranks' charged CPU work runs when they outnumber the node's
+// cores (HostCosts::shared_cores): that many cores of speed cluster::kHostSpeed, shared by the node's ranks.
+std::string shared_cores_host(int node);
 
 std::vector<simgrid::s4u::Host*> build_platform(const PlatformConfig& config);
 

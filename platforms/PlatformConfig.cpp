@@ -15,6 +15,10 @@ int rank_count(const PlatformConfig& config) {
 
 int ranks_per_node(const PlatformConfig& config) {
   if (const auto* m = std::get_if<Maverick2Config>(&config)) return m->gpus_per_node;
+  // A localhost of several nodes places its ranks as a cluster does. One node keeps 1, as the other one-rank-per-host
+  // platforms: Prague's node-aware static schedule and imbalance.correlate then behave as on those.
+  if (const auto* l = std::get_if<LocalhostConfig>(&config); l && localhost_nodes(*l) > 1)
+    return localhost_ranks_per_node(*l);
   return 1;
 }
 
@@ -51,8 +55,14 @@ DragonflyLayout dragonfly_layout(const GenericConfig& c) {
   return {c.groups, c.group_links, c.chassis, c.chassis_links, c.routers, c.router_links, c.nodes_per_router};
 }
 
+int localhost_ranks_per_node(const LocalhostConfig& config) {
+  return config.ranks_per_node > 0 && config.ranks_per_node < config.ranks ? config.ranks_per_node : config.ranks;
+}
+
+int localhost_nodes(const LocalhostConfig& config) { return config.ranks / localhost_ranks_per_node(config); }
+
 int shared_cores(const LocalhostConfig& config) {
-  return config.cores > 0 && config.cores < config.ranks ? config.cores : 0;
+  return config.cores > 0 && config.cores < localhost_ranks_per_node(config) ? config.cores : 0;
 }
 
 HostCosts host_costs(const PlatformConfig& config) {
@@ -62,6 +72,7 @@ HostCosts host_costs(const PlatformConfig& config) {
     costs.reduce_Bps = l->reduce_Bps;
     if (!l->native_allreduce.empty()) costs.native_allreduce = &l->native_allreduce;
     costs.shared_cores = shared_cores(*l);
+    costs.ranks_per_node = localhost_ranks_per_node(*l);
   }
   return costs;
 }

@@ -65,6 +65,13 @@ struct LocalhostConfig {
   // platform charges (reductions, the native allreduce) runs as executions on one host of this many cores, so
   // ranks that work at once share them as the real ranks share the machine's cores.
   int cores = 0;
+  // Several nodes (a cluster's calibration): ranks k*ranks_per_node .. k*ranks_per_node + ranks_per_node - 1 sit on
+  // node k (0: every rank on one node). The figures above are then a node's (its memory system and cores each node's
+  // own); a message between nodes also crosses both nodes' network adapters, each one link shared by its node's ranks,
+  // and takes inter_node_latency_s one way.
+  int ranks_per_node = 0;
+  double inter_node_latency_s = 0;
+  double adapter_bandwidth_Bps = 0;  // what a node's ranks together send to other nodes, bytes/s
 };
 
 // A platform from explicit parameters.
@@ -110,7 +117,7 @@ using PlatformConfig = std::variant<PizDaintConfig, Maverick2Config, LocalhostCo
 // Number of ranks the platform runs (nodes, or nodes x GPUs per node).
 int rank_count(const PlatformConfig& config);
 // Ranks that share a node (and its network adapter): ranks k*n .. k*n+n-1 sit on node k. Maverick2: its GPUs per
-// node; every other platform places one rank per host.
+// node; localhost: its ranks per node when it has several nodes; every other platform places one rank per host.
 int ranks_per_node(const PlatformConfig& config);
 
 // A named group of consecutive ranks that share hardware: ranks k*ranks .. k*ranks + ranks - 1 sit in the k-th one.
@@ -128,11 +135,15 @@ std::vector<RankLevel> rank_levels(const PlatformConfig& config);
 struct HostCosts {
   double reduce_Bps = 0;                                 // 0: reductions are not charged
   const NativeAllreduceTable* native_allreduce = nullptr;  // null or empty: no native allreduce
-  int shared_cores = 0;  // > 0: the charged CPU work runs on that many cores shared by all ranks (localhost)
+  int shared_cores = 0;  // > 0: the charged CPU work runs on that many cores per node, shared by its ranks (localhost)
+  int ranks_per_node = 1;  // the ranks sharing one node's cores, ranks k*n .. k*n+n-1 on node k
 };
 HostCosts host_costs(const PlatformConfig& config);
 // The cores a localhost platform's ranks share, or 0 when each rank has one of its own (no cores given, or at least
 // as many cores as ranks).
 int shared_cores(const LocalhostConfig& config);
+// The nodes of a localhost platform (1 unless ranks_per_node splits the ranks) and the ranks on each.
+int localhost_nodes(const LocalhostConfig& config);
+int localhost_ranks_per_node(const LocalhostConfig& config);
 
 }  // namespace quorum

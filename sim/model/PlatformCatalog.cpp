@@ -132,18 +132,42 @@ void read_calibration(PlatformFieldReader& r, const std::string& base_dir, Local
   if (cal.contains("native_allreduce")) c.native_allreduce = parse_native_table(cf, "native_allreduce");
   // Calibrations written before cores were recorded leave them unmodelled, as before.
   if (cal.contains("cores")) c.cores = static_cast<int>(cf.integer("cores", std::nullopt, 1, 1 << 20));
+  // A job over several nodes: the node's figures above, the adapters' between nodes (Calibration.hpp).
+  if (cal.contains("inter_node")) {
+    c.ranks_per_node = static_cast<int>(cf.integer("ranks_per_node", std::nullopt, 1, 1 << 20));
+    Fields inter(cal["inter_node"], cf.path_of("inter_node"));
+    c.inter_node_latency_s = inter.number("latency_s", std::nullopt, 0.0);
+    c.adapter_bandwidth_Bps = inter.positive("adapter_Bps", std::nullopt);
+  }
   f.set_resolved("calibrated", {{"latency_s", c.latency_s},
                                 {"bandwidth_Bps", c.bandwidth_Bps},
                                 {"aggregate_bandwidth_Bps", c.aggregate_bandwidth_Bps},
                                 {"reduce_Bps", c.reduce_Bps},
                                 {"native_allreduce_points", c.native_allreduce.points().size()},
-                                {"cores", c.cores}});
+                                {"cores", c.cores},
+                                {"ranks_per_node", c.ranks_per_node},
+                                {"inter_node_latency_s", c.inter_node_latency_s},
+                                {"adapter_bandwidth_Bps", c.adapter_bandwidth_Bps}});
+}
+
+// Nodes must hold equal blocks of ranks, and a platform of several nodes needs its adapters' rate.
+void check_nodes(PlatformFieldReader& r, const LocalhostConfig& c, bool calibrated) {
+  if (localhost_nodes(c) == 1) return;
+  Fields& f = r.fields();
+  if (c.ranks % c.ranks_per_node != 0)
+    f.fail("nodes", std::to_string(c.ranks) + " ranks do not fill nodes of " + std::to_string(c.ranks_per_node) +
+                        " ranks (" + (calibrated ? "the calibration's ranks_per_node" : "platform.ranks_per_node") +
+                        "): use a multiple of it, or at most one node's ranks");
+  if (!calibrated && c.adapter_bandwidth_Bps <= 0)
+    f.fail("adapter_bandwidth_Bps", "a platform of several nodes (ranks_per_node " +
+                                        std::to_string(c.ranks_per_node) + ") needs its adapters' rate, bytes/s > 0");
 }
 
 PlatformInfo localhost() {
   const LocalhostConfig d;
   PlatformInfo p{"localhost",
-                 "this machine as calibrated by `quorum calibrate` (a star with measured latency and bandwidth)",
+                 "this machine (or a cluster's nodes) as calibrated by `quorum calibrate`: a star of ranks per node with "
+                 "measured latency and bandwidth, nodes joined by their adapters",
                  {},
                  nullptr};
   const std::string inline_only = "; without calibration only";
@@ -166,12 +190,23 @@ PlatformInfo localhost() {
       ranged(field("cores", Type::Integer, d.cores,
                    "cores the ranks share (fewer than ranks: reductions and native allreduces share them); 0: a "
                    "core per rank" + inline_only),
-             0, 1 << 20)};
+             0, 1 << 20),
+      ranged(field("ranks_per_node", Type::Integer, d.ranks_per_node,
+                   "ranks on each node, in rank order (0: one node); the figures above are then a node's" +
+                       inline_only),
+             0, 1 << 20),
+      ranged(field("inter_node_latency_s", Type::Number, d.inter_node_latency_s,
+                   "one-way latency between ranks of two nodes, seconds" + inline_only),
+             0, INFINITY),
+      ranged(field("adapter_bandwidth_Bps", Type::Number, d.adapter_bandwidth_Bps,
+                   "what a node's ranks together send to other nodes (its network adapter), bytes/s" + inline_only),
+             0, INFINITY)};
   p.parse = [](PlatformFieldReader& r, const std::string& base_dir) -> PlatformConfig {
     LocalhostConfig c;
     c.ranks = static_cast<int>(r.integer("nodes"));
     if (r.has("calibration")) {
       read_calibration(r, base_dir, c);
+      check_nodes(r, c, true);
       return c;
     }
     c.latency_s = r.number("latency_s");
@@ -179,6 +214,10 @@ PlatformInfo localhost() {
     c.aggregate_bandwidth_Bps = r.number("aggregate_bandwidth_Bps");
     c.reduce_Bps = r.number("reduce_Bps");
     c.cores = static_cast<int>(r.integer("cores"));
+    c.ranks_per_node = static_cast<int>(r.integer("ranks_per_node"));
+    c.inter_node_latency_s = r.number("inter_node_latency_s");
+    c.adapter_bandwidth_Bps = r.number("adapter_bandwidth_Bps");
+    check_nodes(r, c, false);
     if (r.has("native_allreduce")) {
       Fields& f = r.fields();
       c.native_allreduce = parse_native_table(f, "native_allreduce");

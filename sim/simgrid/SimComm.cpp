@@ -260,7 +260,7 @@ void SimComm::sleep_for(double seconds) {
 // alone as measured, and slower when more ranks work at once than there are cores, as the real ranks are.
 void SimComm::work(double seconds, double core_share) {
   if (seconds <= 0) return;
-  if (sg4::Host* cores = world_.shared_cores()) {
+  if (sg4::Host* cores = world_.shared_cores(rank_)) {
     sg4::this_actor::exec_init(seconds * core_share * cores->get_speed())->set_host(cores)->wait();
   } else {
     sg4::this_actor::sleep_for(seconds);
@@ -269,10 +269,9 @@ void SimComm::work(double seconds, double core_share) {
 }
 
 void SimComm::charge_reduction(double logical_bytes, std::size_t /*real_values: their sum costs wall time only*/) {
-  // reduce_Bps was measured with every rank summing at once, each getting cores / ranks of a core.
+  // reduce_Bps was measured with every rank of the node summing at once.
   if (world_.reduce_Bps() > 0 && logical_bytes > 0)
-    work(logical_bytes / world_.reduce_Bps(),
-         world_.core_count() > 0 ? static_cast<double>(world_.core_count()) / world_.size() : 1.0);
+    work(logical_bytes / world_.reduce_Bps(), world_.core_share(world_.ranks_per_node()));
 }
 
 NativeCollectives* SimComm::native() { return world_.native_allreduce() != nullptr ? this : nullptr; }
@@ -283,9 +282,11 @@ bool SimComm::allreduce_sum(std::vector<float>& data, const Group& group, double
   const double t0 = now();
   const double seconds = impl->meet_and_sum(rank_, data, group, logical_bytes, channel);
   resumed();
-  // The table timed the group alone, its members on min(members, cores) cores.
-  const int cores = world_.core_count() > 0 ? std::min(world_.core_count(), group.size()) : group.size();
-  work(seconds, static_cast<double>(cores) / group.size());
+  // The table timed the group alone: this node's members shared its cores among themselves only.
+  const int node = rank_ / world_.ranks_per_node();
+  const auto on_node = std::count_if(group.members.begin(), group.members.end(),
+                                     [&](int m) { return m / world_.ranks_per_node() == node; });
+  work(seconds, world_.core_share(static_cast<int>(on_node)));
   account_blocked(t0);
   return true;
 }

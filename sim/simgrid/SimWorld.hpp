@@ -25,8 +25,10 @@ class SimWorld {
     if (costs.native_allreduce != nullptr && !costs.native_allreduce->empty())
       native_ = std::make_unique<SimNativeAllreduce>(*costs.native_allreduce);
     if (costs.shared_cores > 0) {
-      shared_cores_ = simgrid::s4u::Host::by_name(kSharedCoresHost);
       cores_ = costs.shared_cores;
+      ranks_per_node_ = costs.ranks_per_node;
+      for (int node = 0; node * ranks_per_node_ < size(); ++node)
+        shared_cores_.push_back(simgrid::s4u::Host::by_name(shared_cores_host(node)));
     }
   }
 
@@ -35,9 +37,17 @@ class SimWorld {
   const ComputeModel& compute() const { return compute_; }
   // Bytes per second a rank sums while every rank does (0: reductions cost no simulated time).
   double reduce_Bps() const { return reduce_Bps_; }
-  // The host whose cores the ranks share (PlatformBuilder.hpp), or null when every rank has a core of its own.
-  simgrid::s4u::Host* shared_cores() const { return shared_cores_; }
-  int core_count() const { return cores_; }
+  // The host whose cores a rank shares with its node's ranks (PlatformBuilder.hpp), or null when every rank has a
+  // core of its own.
+  simgrid::s4u::Host* shared_cores(int rank) const {
+    return shared_cores_.empty() ? nullptr : shared_cores_[static_cast<std::size_t>(rank / ranks_per_node_)];
+  }
+  // The share of a core each of `working` ranks of one node had while all of them worked at once (1 with a core per
+  // rank): the calibration measured its times so, and SimComm converts them to core-seconds with it.
+  double core_share(int working) const {
+    return cores_ > 0 && working > cores_ ? static_cast<double>(cores_) / working : 1.0;
+  }
+  int ranks_per_node() const { return ranks_per_node_; }
   // The platform's measured native allreduce, or null (native allreduces then run as point-to-point algorithms).
   SimNativeAllreduce* native_allreduce() const { return native_.get(); }
 
@@ -59,8 +69,9 @@ class SimWorld {
   std::vector<simgrid::s4u::Host*> hosts_;
   const ComputeModel& compute_;
   double reduce_Bps_;
-  simgrid::s4u::Host* shared_cores_ = nullptr;
+  std::vector<simgrid::s4u::Host*> shared_cores_;  // by node
   int cores_ = 0;
+  int ranks_per_node_ = 1;
   std::unique_ptr<SimNativeAllreduce> native_;
   std::unordered_map<std::uint64_t, simgrid::s4u::Mailbox*> mailboxes_;
   std::shared_ptr<RankMathPool> math_pool_;

@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <set>
 
+#include "sim/model/Scenario.hpp"
 #include "tests/mpi/MpiHarness.hpp"
 #include "validation/calibrate/Calibration.hpp"
 #include "validation/mpi/MpiRun.hpp"
@@ -176,6 +179,48 @@ TEST(Calibration, QuickCalibrationMeasuresEveryFigure) {
     if (k < testing::mpi_size() && testing::mpi_size() % k == 0) proper.insert(k);
   EXPECT_EQ(concurrent_sizes, proper);
   EXPECT_EQ(j["native_allreduce_concurrent"].size(), proper.size());
+}
+
+TEST(Calibration, BlocksOfRanksAsNodesGiveAPlatformOfSeveralNodes) {
+  // On one machine the "nodes" share everything, so only the path is checked: an inter-node pair and the adapters
+  // are measured, and the file gives a localhost platform of two nodes that a scenario can scale to four.
+  calibration::CalibrationOptions o;
+  o.ranks_per_node = testing::mpi_size() / 2;
+  o.native_sizes = {4096};
+  o.reduce_bytes = 1 << 20;
+  o.sizes = {65536, 1 << 20};
+  o.latency_round_trips = 20;
+  o.seconds_per_size = 0.01;
+  o.proxy_steps = 3;
+  MathConfig proxy;
+  proxy.model = "hyperplane";
+  proxy.batch = 32;
+  proxy.hyperplane.dim = 64;
+  proxy.hyperplane.train_size = 1024;
+  proxy.hyperplane.test_size = 128;
+  o.proxy = proxy;
+  const auto j = calibration::calibrate(o);
+  if (testing::mpi_rank() != 0) return;
+  EXPECT_EQ(j["ranks_per_node"].get<int>(), o.ranks_per_node);
+  ASSERT_EQ(j["pairs"].size(), 2u);
+  EXPECT_TRUE(j["pairs"][0]["same_node"].get<bool>());
+  EXPECT_FALSE(j["pairs"][1]["same_node"].get<bool>());
+  EXPECT_EQ(j["pairs"][1]["ranks"][1].get<int>(), o.ranks_per_node);  // rank 0 and the first rank of node 1
+  EXPECT_EQ(j["latency_s"], j["pairs"][0]["latency_s"]);             // a node's figures
+  EXPECT_EQ(j["inter_node"]["latency_s"], j["pairs"][1]["latency_s"]);
+  EXPECT_GT(j["inter_node"]["adapter_Bps"].get<double>(), 0);
+  const auto file = std::filesystem::temp_directory_path() / "quorum-multi-node-calibration.json";
+  std::ofstream(file) << j.dump();
+  nlohmann::json scenario = {{"name", "multi-node"},
+                             {"platform", {{"name", "localhost"}, {"nodes", 4 * o.ranks_per_node},
+                                           {"calibration", file.string()}}},
+                             {"workload", {{"profile", "resnet50_p100"}, {"iterations", 2}}},
+                             {"algorithm", {{"name", "allreduce"}}}};
+  const Scenario parsed = parse_scenario(scenario, "");
+  const auto& platform = std::get<LocalhostConfig>(parsed.platform);
+  EXPECT_EQ(localhost_nodes(platform), 4);
+  EXPECT_DOUBLE_EQ(platform.adapter_bandwidth_Bps, j["inter_node"]["adapter_Bps"].get<double>());
+  std::filesystem::remove(file);
 }
 
 }  // namespace quorum

@@ -148,6 +148,21 @@ TEST(HostCosts, ReductionsShareTheCoresWhenRanksOutnumberThem) {
   }
 }
 
+TEST(HostCosts, EachNodeSharesOnlyItsOwnCores) {
+  // 2 nodes of 2 ranks with one core each: ranks of different nodes sum side by side, ranks of one node take turns.
+  LocalhostConfig c = calibrated(4, 2e9);
+  c.ranks_per_node = 2;
+  c.inter_node_latency_s = 20e-6;
+  c.adapter_bandwidth_Bps = 2e9;
+  c.cores = 1;
+  const double b = 4e6, all = b / 2e9;  // both ranks of a node at once: the calibrated rate
+  auto reduce = [b](Comm& comm, std::size_t) { comm.charge_reduction(b, 1); };
+  const auto times = phase_times(c, {{0, 2}, {0, 1}, {0, 1, 2, 3}}, reduce);
+  for (double t : times[0]) EXPECT_NEAR(t, all / 2, 1e-12);  // one rank per node: a whole core each
+  for (double t : times[1]) EXPECT_NEAR(t, all, 1e-12);      // node 0's two ranks share its core
+  for (double t : times[2]) EXPECT_NEAR(t, all, 1e-12);
+}
+
 TEST(HostCosts, ConcurrentNativeGroupsShareTheCores) {
   // The table timed each group alone: 1 ms for 2 ranks, 2 ms for 4 (on 2 cores: the 4 ranks shared them already).
   LocalhostConfig c = calibrated(4, 0);

@@ -206,6 +206,34 @@ TEST(Platforms, LocalhostSharesItsAggregateBandwidthBetweenConcurrentTransfers) 
 
 // rank_levels' routers (imbalance.correlate) are the builders': the last rank of a router's block is one router
 // hop closer to its first rank than the next block's first rank is.
+TEST(Platforms, LocalhostOfSeveralNodesJoinsThemThroughSharedAdapters) {
+  // 2 nodes of 2 ranks: 10 us and 4 GB/s within a node, 30 us between nodes through 2 GB/s adapters.
+  LocalhostConfig c;
+  c.ranks = 4;
+  c.ranks_per_node = 2;
+  c.latency_s = 10e-6;
+  c.bandwidth_Bps = 4e9;
+  c.inter_node_latency_s = 30e-6;
+  c.adapter_bandwidth_Bps = 2e9;
+  EXPECT_EQ(ranks_per_node(PlatformConfig{c}), 2);
+  EXPECT_NEAR(transfer_time(c, 0, 1, 8e6), 10e-6 + 8e6 / 4e9, 1e-9);  // within node 0
+  EXPECT_NEAR(transfer_time(c, 3, 2, 8e6), 10e-6 + 8e6 / 4e9, 1e-9);  // within node 1
+  EXPECT_NEAR(transfer_time(c, 1, 2, 8e6), 30e-6 + 8e6 / 2e9, 1e-9);  // between nodes: the adapter's rate
+  // Both ranks of node 0 send to node 1 at once: they share its adapter (and node 1's), 1 GB/s each.
+  const auto both = testing::run_simulated(c, [](Comm& comm) {
+    const Tag t = tags::make(Channel::Benchmark);
+    if (comm.rank() < 2) comm.send(comm.rank() + 2, t, Payload{}, 8e6);
+    else comm.recv(comm.rank() - 2, t);
+    return nlohmann::json(comm.now());
+  });
+  ASSERT_TRUE(both.ok) << both.error;
+  for (int r = 2; r < 4; ++r) EXPECT_NEAR(both.per_rank[static_cast<std::size_t>(r)].get<double>(), 30e-6 + 8e6 / 1e9, 1e-9);
+  // One node (ranks_per_node at least the ranks) is the single star.
+  c.ranks_per_node = 4;
+  EXPECT_EQ(ranks_per_node(PlatformConfig{c}), 1);
+  EXPECT_NEAR(transfer_time(c, 1, 2, 8e6), 10e-6 + 8e6 / 4e9, 1e-9);
+}
+
 TEST(Platforms, RankLevelRoutersAreTheDragonflysRouters) {
   PizDaintConfig daint;
   daint.nodes = 16;

@@ -33,8 +33,8 @@ const Tag kPingTag = tags::make(Channel::Benchmark, 1);
 
 // One pair, through Comm and through plain MPI, size by size in the same job (alternating, so that both see the
 // same machine state).
-nlohmann::json measure_pair(MpiComm& comm, MPI_Comm raw, int a, int b, bool same_host, const CalibrationOptions& o) {
-  nlohmann::json pair = {{"ranks", {a, b}}, {"same_host", same_host}};
+nlohmann::json measure_pair(MpiComm& comm, MPI_Comm raw, int a, int b, bool same_node, const CalibrationOptions& o) {
+  nlohmann::json pair = {{"ranks", {a, b}}, {"same_node", same_node}};
   const bool member = comm.rank() == a || comm.rank() == b;
   double latency = 0, raw_latency = 0;
   std::vector<std::pair<double, double>> points, raw_points;
@@ -87,6 +87,29 @@ nlohmann::json to_rank0(MPI_Comm control, int rank, int a, const nlohmann::json&
     return nlohmann::json::from_cbor(bytes);
   }
   return nullptr;
+}
+
+// Node index of every rank, numbered in order of first appearance of its host name.
+std::vector<int> nodes_by_name(const std::vector<std::string>& hosts) {
+  std::map<std::string, int> index;
+  std::vector<int> node;
+  for (const auto& h : hosts) node.push_back(index.try_emplace(h, static_cast<int>(index.size())).first->second);
+  return node;
+}
+
+std::vector<int> nodes_in_blocks(int ranks, int per_node) {
+  std::vector<int> node;
+  for (int r = 0; r < ranks; ++r) node.push_back(r / per_node);
+  return node;
+}
+
+// n when node k holds exactly ranks k*n .. k*n+n-1 for every k (the platform's placement), else 0.
+int block_size(const std::vector<int>& node) {
+  const auto n = static_cast<int>(std::count(node.begin(), node.end(), node.front()));
+  if (node.size() % static_cast<std::size_t>(n) != 0) return 0;
+  for (std::size_t r = 0; r < node.size(); ++r)
+    if (node[r] != static_cast<int>(r) / n) return 0;
+  return n;
 }
 
 std::shared_ptr<const MathSetup> default_proxy(std::uint64_t seed) {
@@ -175,16 +198,21 @@ nlohmann::json calibrate(const CalibrationOptions& o) {
     cores_per_host[hosts[r]] = std::max(cores_per_host[hosts[r]], cores_of_rank[r]);
   rt.start_clock();
 
-  // Pairs: the first two ranks sharing a host, and rank 0 with the first rank elsewhere.
+  // Nodes: by host name, or blocks of ranks_per_node ranks when the options say so.
+  const std::vector<int> node = o.ranks_per_node > 0 ? nodes_in_blocks(world.size(), o.ranks_per_node)
+                                                      : nodes_by_name(hosts);
+  const int per_node = block_size(node);  // 0: the nodes are not equal blocks of consecutive ranks
+
+  // Pairs: the first two ranks sharing a node, and rank 0 with the first rank elsewhere.
   std::vector<std::tuple<int, int, bool>> pairs;
   for (int a = 0; a < world.size() && pairs.empty(); ++a)
     for (int b = a + 1; b < world.size(); ++b)
-      if (hosts[static_cast<std::size_t>(a)] == hosts[static_cast<std::size_t>(b)]) {
+      if (node[static_cast<std::size_t>(a)] == node[static_cast<std::size_t>(b)]) {
         pairs.emplace_back(a, b, true);
         break;
       }
   for (int b = 1; b < world.size(); ++b)
-    if (hosts[static_cast<std::size_t>(b)] != hosts[0]) {
+    if (node[static_cast<std::size_t>(b)] != node[0]) {
       pairs.emplace_back(0, b, false);
       break;
     }
@@ -207,9 +235,9 @@ nlohmann::json calibrate(const CalibrationOptions& o) {
     std::vector<double> times, raw_times;
     for (int i = 0; i < 8; ++i) {
       rt.quiet_barrier("MPI_Ibarrier (calibration)");
-      const double t = comm_ring_exchange(comm, bytes);
+      const double t = comm_shift_exchange(comm, 1, bytes);
       rt.quiet_barrier("MPI_Ibarrier (calibration)");
-      const double raw_t = raw_ring_exchange(raw, bytes);
+      const double raw_t = raw_shift_exchange(raw, 1, bytes);
       if (i >= 2) {
         times.push_back(t);
         raw_times.push_back(raw_t);
@@ -223,6 +251,21 @@ nlohmann::json calibrate(const CalibrationOptions& o) {
                          {"aggregate_Bps", rate},
                          {"raw_mpi_seconds", raw_t},
                          {"raw_mpi_aggregate_Bps", static_cast<double>(world.size()) * bytes / raw_t}});
+  }
+
+  // Between nodes: every rank sends to the same rank of the next node at once, so each node's adapter carries all of
+  // its ranks' messages each way, as in a collective's inter-node phase. The adapter's rate is ranks per node x bytes
+  // over the slowest rank's time.
+  nlohmann::json inter_node;
+  if (per_node > 0 && per_node < world.size()) {
+    const double bytes = 4194304.0;
+    std::vector<double> times;
+    for (int i = 0; i < 8; ++i) {
+      rt.quiet_barrier("MPI_Ibarrier (calibration)");
+      const double t = comm_shift_exchange(comm, per_node, bytes);
+      if (i >= 2) times.push_back(t);
+    }
+    inter_node = {{"bytes_per_rank", bytes}, {"seconds", median(times)}, {"adapter_Bps", per_node * bytes / median(times)}};
   }
 
   // The CPU cost of a reduction (y += x over a vector larger than the caches), every rank at once as in a
@@ -331,11 +374,20 @@ nlohmann::json calibrate(const CalibrationOptions& o) {
 
   nlohmann::json out;
   if (rank == 0) {
-    // The platform figures: the inter-host pair if any, else the same-host pair.
-    const nlohmann::json* chosen = nullptr;
-    for (const auto& p : pair_results)
-      if (!p["same_host"].get<bool>()) chosen = &p;
-    if (!chosen && !pair_results.empty()) chosen = &pair_results.front();
+    // The platform figures: the same-node pair's, and the inter-node pair's and adapters' when the job spans nodes
+    // in equal blocks (a cluster of such nodes). Nodes of unequal or interleaved ranks cannot be placed that way:
+    // the figures then come from the inter-node pair, as one star (collectives on a cluster are bound by the
+    // network).
+    const nlohmann::json* same = nullptr;
+    const nlohmann::json* across = nullptr;
+    for (const auto& p : pair_results) (p["same_node"].get<bool>() ? same : across) = &p;
+    const bool cluster = across != nullptr && !inter_node.is_null();
+    const nlohmann::json* chosen = cluster || across == nullptr ? same : across;
+    if (chosen == nullptr) chosen = across;
+    if (cluster) {
+      inter_node["latency_s"] = (*across)["latency_s"];
+      inter_node["pair_bandwidth_Bps"] = (*across)["bandwidth_Bps"];
+    }
     std::map<std::string, int> per_host;
     for (const auto& h : hosts) ++per_host[h];
     char date[64];
@@ -343,7 +395,10 @@ nlohmann::json calibrate(const CalibrationOptions& o) {
     std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
     out = {{"latency_s", (*chosen)["latency_s"]},
            {"bandwidth_Bps", (*chosen)["bandwidth_Bps"]},
-           {"figures_from", (*chosen)["same_host"].get<bool>() ? "same-host pair" : "inter-host pair"},
+           {"figures_from", cluster ? (same ? "same-node pair; between nodes: inter_node"
+                                            : "inter-node pair (a rank per node); between nodes: inter_node")
+                            : (*chosen)["same_node"].get<bool>() ? "same-node pair"
+                                                                 : "inter-node pair (nodes not in equal blocks: one star)"},
            {"proxy_model", math->model->name() + " on " + math->train->name() + ", batch " +
                                std::to_string(math->config.batch)},
            {"proxy_step_s", median(all)},
@@ -353,6 +408,7 @@ nlohmann::json calibrate(const CalibrationOptions& o) {
            {"reduce_Bps", kReduceReps * o.reduce_bytes / reduce_time},
            {"reduce_alone_Bps", kReduceReps * o.reduce_bytes / reduce_alone_time},
            {"cores", cores_per_host.at(hosts[0])},
+           {"node_of_rank", node},
            {"cores_per_host", cores_per_host},
            {"native_allreduce_concurrent", concurrent_groups},
            {"concurrent_exchange", exchanges},
@@ -371,6 +427,10 @@ nlohmann::json calibrate(const CalibrationOptions& o) {
            {"mpi_library", mpi::MpiEnvironment::library_version()},
            {"quorum_version", kVersion},
            {"date", date}};
+    if (cluster) {
+      out["ranks_per_node"] = per_node;
+      out["inter_node"] = inter_node;
+    }
   }
   return out;
 }

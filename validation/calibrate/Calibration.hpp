@@ -4,9 +4,12 @@
 // algorithms use (headers, data messages, the progress thread), and the proxy model's step time. Also records what
 // helps explain a prediction that misses: sleep overshoot, native allreduce times, hosts.
 //
-// Pairs measured: two ranks on the same host and, if the job spans several hosts, rank 0 and the first rank on
-// another host. The platform figures (latency_s, bandwidth_Bps) come from the inter-host pair when there is one
-// (collectives on a cluster are bound by the network), else from the same-host pair.
+// Pairs measured: two ranks on the same node and, if the job spans several nodes, rank 0 and the first rank on
+// another node. Nodes are hosts (by name), or blocks of ranks_per_node ranks when that is given. When the nodes hold
+// equal blocks of consecutive ranks, the platform figures (latency_s, bandwidth_Bps, and everything measured on one
+// node) are a node's, and `inter_node` holds the inter-node pair's latency and the adapters' rate with every rank
+// sending off its node at once: a multi-node localhost platform. Otherwise the inter-node pair's figures make one
+// star.
 #include <nlohmann/json.hpp>
 
 #include <optional>
@@ -25,6 +28,9 @@ struct CalibrationOptions {
   int proxy_steps = 30;
   std::vector<double> native_sizes = {4096, 65536, 1 << 20, 4 << 20, 16 << 20};  // native allreduce table, bytes
   double reduce_bytes = 16 << 20;  // vector summed to measure the reduction rate
+  // Ranks per node, in rank order (0: nodes are the hosts). Given, it treats blocks of ranks as nodes: a cluster whose
+  // host names do not tell its nodes apart, or the multi-node path checked on one machine.
+  int ranks_per_node = 0;
 };
 
 // Collective over MPI_COMM_WORLD (at least 2 ranks). The result is complete on rank 0 only.

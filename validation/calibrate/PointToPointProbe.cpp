@@ -72,8 +72,8 @@ double raw_ping_pong(MPI_Comm comm, int a, int b, double bytes, int round_trips)
   return median(times);
 }
 
-double comm_ring_exchange(mpi::MpiComm& comm, double bytes) {
-  const int p = comm.size(), right = (comm.rank() + 1) % p, left = (comm.rank() + p - 1) % p;
+double comm_shift_exchange(mpi::MpiComm& comm, int shift, double bytes) {
+  const int p = comm.size(), right = (comm.rank() + shift) % p, left = (comm.rank() + p - shift % p) % p;
   const double t0 = comm.now();
   auto in = comm.irecv(left, kRingTag);
   auto out = comm.isend(right, kRingTag, {}, bytes);
@@ -86,11 +86,11 @@ double comm_ring_exchange(mpi::MpiComm& comm, double bytes) {
   return slowest;
 }
 
-double raw_ring_exchange(MPI_Comm comm, double bytes) {
+double raw_shift_exchange(MPI_Comm comm, int shift, double bytes) {
   int rank = 0, p = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &p);
-  const int right = (rank + 1) % p, left = (rank + p - 1) % p;
+  const int right = (rank + shift) % p, left = (rank + p - shift % p) % p;
   std::vector<std::byte> out = buffer_of(bytes), in = buffer_of(bytes);
   MPI_Request requests[2];
   const double t0 = MPI_Wtime();

@@ -17,11 +17,11 @@ double raw_ping_pong(MPI_Comm comm, int a, int b, double bytes, int round_trips)
 // Round trips that fill about `seconds` at the one-way time `estimate`, within [3, 200].
 int round_trips_for(double seconds, double estimate);
 
-// Every rank at once sends `bytes` to its right neighbour and receives as much from its left, as a ring collective
-// does; returns the slowest rank's time (every rank calls; the same value on every rank). The caller aligns the
-// ranks first.
-double comm_ring_exchange(mpi::MpiComm& comm, double bytes);
-double raw_ring_exchange(MPI_Comm comm, double bytes);
+// Every rank at once sends `bytes` to rank + shift and receives as much from rank - shift (modulo the ranks): shift 1
+// is what a ring collective does; shift = ranks per node sends every rank's message off its node at once. Returns the
+// slowest rank's time (every rank calls; the same value on every rank). The caller aligns the ranks first.
+double comm_shift_exchange(mpi::MpiComm& comm, int shift, double bytes);
+double raw_shift_exchange(MPI_Comm comm, int shift, double bytes);
 
 double median(std::vector<double> v);
 
