@@ -309,7 +309,8 @@ def _legend_below(fig, handles, labels):
     """A legend under the plots (it never hides a bar); returns the height it takes, as a fraction of the figure."""
     if not handles:
         return 0.0
-    ncol = max(1, min(len(labels), int(fig.get_figwidth() // 2.4)))
+    column = max(2.4, 0.07 * max(len(label) for label in labels) + 0.6)  # inches per legend column
+    ncol = max(1, min(len(labels), int(fig.get_figwidth() // column)))
     rows = math.ceil(len(labels) / ncol)
     fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=9, frameon=False)
     return min(0.4, (0.12 + 0.26 * rows) / fig.get_figheight())
@@ -482,7 +483,7 @@ def _curve(summary, accuracy):
     return ev["time_s"][keep].tolist(), values[keep].tolist()
 
 
-def time_to_accuracy(sweep, facet=NODES, max_facets=4):
+def time_to_accuracy(sweep, facet=NODES, max_facets=4, ylim=None):
     """Test accuracy of the averaged model against simulated time, one line per algorithm (per series), one panel
     per node count (the largest ones when there are many). With a target (math.target_accuracy or target_loss) a
     dotted line marks it and a diamond on it each series' time_to_target_s.
@@ -491,7 +492,8 @@ def time_to_accuracy(sweep, facet=NODES, max_facets=4):
     standard deviation, computed on a common simulated-time grid (mean_curve: the union of the seeds' evaluation
     times up to the earliest end among them, each seed's curve linearly interpolated between its own evaluations,
     which are every math.eval_every steps). The diamond is the mean time_to_target_s with an error bar of +-1 sd
-    over the seeds that reached the target; the legend says how many did when not all."""
+    over the seeds that reached the target; the legend says how many did when not all. ylim: (low, high) of the
+    y axis, e.g. to show the end of training rather than the first steps."""
     df = sweep.df
     has_curve = [bool(sweep.summary(r).get("evaluations")) for _, r in df.iterrows()]
     if not any(has_curve):
@@ -504,8 +506,11 @@ def time_to_accuracy(sweep, facet=NODES, max_facets=4):
     facets = _ordered(df[facet].unique()) if facet in df.columns and df[facet].nunique() > 1 else [None]
     facets = facets[-max_facets:]
     series_cols = sweep.series_columns(exclude=(facet,))
-    fig, axes = plt.subplots(1, len(facets), figsize=(6 * len(facets), 4.6), squeeze=False)
     labels = list(dict.fromkeys(series_label(r, series_cols) for _, r in df.iterrows()))
+    # Many series: a wider figure, and room for their legend (entries name the time to the target).
+    width = max(6 * len(facets), 10 if len(labels) > 4 else 6)
+    fig, axes = plt.subplots(1, len(facets), figsize=(width, 4.6 + 0.25 * math.ceil(len(labels) / 2)),
+                             squeeze=False)
     colors = dict(zip(labels, _colors(len(labels))))
     accuracy = any(pd.DataFrame(sweep.summary(r)["evaluations"])["test_accuracy"].notna().any()
                    for _, r in df.iterrows())
@@ -560,6 +565,8 @@ def time_to_accuracy(sweep, facet=NODES, max_facets=4):
         ax.grid(alpha=0.3)
     for ax in axes[0]:
         ax.set_ylabel(ylabel)
+        if ylim:
+            ax.set_ylim(*ylim)
         for level in targets:
             ax.axhline(level, color="gray", linestyle=":", linewidth=1)
     if targets:
@@ -691,7 +698,16 @@ def main(argv=None):
     parser.add_argument("sweep_dir", help="directory written by `quorum sweep` (holds sweep.csv)")
     parser.add_argument("--out", help="where to write the PNGs (default: SWEEP_DIR/plots)")
     parser.add_argument("--only", help="comma-separated subset of: " + ", ".join(FIGURES))
+    parser.add_argument("--ylim", metavar="LOW,HIGH", help="time_to_accuracy: the y axis' range (e.g. 60,90)")
     args = parser.parse_args(argv)
+    options = {}
+    if args.ylim:
+        try:
+            low, high = (float(v) for v in args.ylim.split(","))
+        except ValueError:
+            print(f"error: --ylim takes LOW,HIGH (two numbers), not {args.ylim!r}", file=sys.stderr)
+            return 2
+        options["time_to_accuracy"] = {"ylim": (low, high)}
     try:
         sweep = Sweep(args.sweep_dir)
     except (FileNotFoundError, ValueError) as e:
@@ -703,7 +719,7 @@ def main(argv=None):
         print(f"error: unknown figure(s) {', '.join(unknown)}; choose from {', '.join(FIGURES)}", file=sys.stderr)
         return 2
     for name in names:
-        fig = globals()[name](sweep)
+        fig = globals()[name](sweep, **options.get(name, {}))
         print(save(fig, sweep, name, args.out))
         plt.close(fig)
     return 0
