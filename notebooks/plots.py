@@ -577,6 +577,12 @@ def time_to_accuracy(sweep, facet=NODES, max_facets=4, ylim=None):
     title = "Time to accuracy"
     if len(proxy):
         title += f" of the proxy {', '.join(proxy)} (average of the ranks' models)"
+    partitions = {json.dumps(sweep.summary(r)["scenario"].get("math", {}).get("partition", {"kind": "iid"}),
+                             sort_keys=True) for _, r in df.iterrows()}
+    if len(partitions) == 1 and json.loads(next(iter(partitions))).get("kind", "iid") != "iid":
+        partition = json.loads(next(iter(partitions)))
+        fields = ", ".join(f"{k} {v}" for k, v in partition.items() if k != "kind")
+        title += f", {partition['kind']} partition" + (f" ({fields})" if fields else "")
     note = seed_note(sweep)
     if note:
         title += f", {note}"
