@@ -365,9 +365,7 @@ def scaling(sweep, x=NODES):
         ax.set_ylim(0, max(df[ideal].max(), df[value].max()) * 1.12)
         ax.grid(axis="y", alpha=0.3)
     handles, labels = axes[0].get_legend_handles_labels()
-    note = seed_note(sweep)
-    if note:
-        labels = [f"{label} ({note})" if not label.startswith("ideal") else label for label in labels]
+    note = seed_note(sweep)  # in the title: bars are means, error bars one sd
     bottom = _legend_below(fig, handles, labels)
     _suptitle(fig, f"Throughput against scale" + (f", {note}" if note else "") + f"\n{describe(sweep)}")
     fig.tight_layout(rect=(0, bottom, 1, 1))
@@ -444,7 +442,8 @@ def group_size_tau(sweep, x=None, y=None):
                         ax.text(j, i, text, ha="center", va="center", fontsize=9 if math.isnan(sd) else 8,
                                 color="white" if (v < mid) == (cmap == "viridis" or cmap == "magma") else "black")
             ax.set_xticks(range(len(xs)))
-            ax.set_xticklabels([str(v) for v in xs])
+            crowded = len(xs) > 3 and max(len(str(v)) for v in xs) > 6  # long names side by side: slanted
+            ax.set_xticklabels([str(v) for v in xs], rotation=30 if crowded else 0, ha="right" if crowded else "center")
             ax.set_yticks(range(len(ys)))
             ax.set_yticklabels([str(v) for v in ys] if y else [""])
             ax.set_xlabel(axis_title(x))
