@@ -17,6 +17,11 @@ Figures (each function returns a matplotlib Figure):
   runtime_histogram  histogram of the per-step compute time (workload plus injected delays), as the eager-SGD
                      paper's Fig. 2-4 runtime distributions
 
+Seeds. When the sweep varies `seed` (`--vary seed=1,2,3`), points that differ only in their seed are replicates of one
+configuration: scaling draws the mean with error bars of +-1 sample standard deviation, group_size_tau writes mean and
+sd in every cell, time_to_accuracy draws the mean curve in a shaded mean +- sd band (see mean_curve), and the violins
+pool the seeds' steps; titles and legends say "mean +- sd over N seeds". seed_stats() gives the numbers.
+
 Only Debian's python3-matplotlib and python3-pandas are needed.
 """
 import argparse
@@ -37,6 +42,8 @@ from matplotlib.patches import Patch, Rectangle  # noqa: E402
 FIGURES = ("scaling", "group_size_tau", "time_to_accuracy", "imbalance_violin", "runtime_histogram")
 
 NODES = "platform.nodes"
+SEED = "seed"
+PM = "\u00b1"  # the plus-minus sign of "mean +- sd"
 TAU = "algorithm.tau"
 GROUP_SIZE = "algorithm.group_size"
 
@@ -58,6 +65,26 @@ class Sweep:
         self.meta = json.load(open(meta_path)) if os.path.exists(meta_path) else {}
         self.columns = [c for c in self.meta.get("columns", []) if c in table.columns]
         self._summaries = {}
+        # Replicates: a varied seed is not a configuration axis; figures aggregate over it.
+        self.seed_column = SEED if SEED in self.columns and self.df[SEED].nunique() > 1 else None
+
+    @property
+    def seeds(self):
+        """Number of seeds the sweep repeats every configuration over (1 when it does not vary `seed`)."""
+        return int(self.df[SEED].nunique()) if self.seed_column else 1
+
+    def seed_counts(self):
+        """The distinct numbers of finished seeds per configuration (one value unless some points failed)."""
+        if not self.seed_column:
+            return [1]
+        keys = self.configuration_columns()
+        sizes = self.df.groupby(keys, dropna=False).size() if keys else pd.Series([len(self.df)])
+        return sorted(set(int(n) for n in sizes))
+
+    def configuration_columns(self):
+        """The columns that tell one configuration from another: every varied field but the seed, and the summary's
+        algorithm when it differs between points and no algorithm field is varied."""
+        return self.series_columns()
 
     def summary(self, row):
         """summary.json of a row of df."""
@@ -78,8 +105,10 @@ class Sweep:
         return it
 
     def varied(self, exclude=()):
-        """Varied columns with more than one value among finished points, except those in exclude."""
-        return [c for c in self.columns if c not in exclude and self.df[c].nunique(dropna=False) > 1]
+        """Varied columns with more than one value among finished points, except those in exclude and the seed (whose
+        points are replicates of one configuration, see seed_stats)."""
+        return [c for c in self.columns
+                if c not in exclude and c != SEED and self.df[c].nunique(dropna=False) > 1]
 
     def series_columns(self, exclude=()):
         """Columns that tell one curve or bar series from another: the varied fields except the x axis. Without an
@@ -89,6 +118,60 @@ class Sweep:
         if not names_algorithm and "algorithm" not in exclude and self.df["algorithm"].nunique() > 1:
             cols = ["algorithm"] + cols
         return cols
+
+
+def seed_note(sweep):
+    """'mean \u00b1 sd over 3 seeds' (or 'over 2-3 seeds' when some points failed); '' without a varied seed."""
+    if not sweep.seed_column:
+        return ""
+    counts = sweep.seed_counts()
+    n = str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+    return f"mean {PM} sd over {n} seeds"
+
+
+def seed_stats(sweep, value, by=None, rows=None):
+    """Per configuration (the columns `by`, default Sweep.configuration_columns: all varied fields but the seed), the
+    seeds' mean and sample standard deviation (n - 1 in the denominator; NaN for one seed) of the sweep.csv column
+    `value`. Columns: the `by` columns, `seeds` (finished points), `n` (points where `value` is not empty: e.g. the
+    seeds that reached the target for time_to_target_s), `mean`, `sd`. Configurations keep their order of first
+    appearance in sweep.csv."""
+    df = sweep.df if rows is None else rows
+    by = list(sweep.configuration_columns() if by is None else by)
+    key = by if by else (lambda _: 0)
+    groups = df.groupby(key, dropna=False, sort=False)
+    out = pd.DataFrame({"seeds": groups.size(), "n": groups[value].count(), "mean": groups[value].mean(),
+                        "sd": groups[value].std(ddof=1)}).reset_index()
+    if not by:
+        out = out.drop(columns=out.columns[0])
+    return out
+
+
+def mean_curve(curves):
+    """Mean and sample standard deviation over seeds of curves given as (times, values), one per seed: on a common
+    simulated-time grid, the union of every seed's evaluation times up to the earliest time at which a seed's curve
+    ends (so every seed contributes to every point), each curve linearly interpolated between its own evaluations.
+    Returns (grid, mean, sd) as lists (sd NaN for a single curve)."""
+    curves = [sorted(zip(map(float, t), map(float, v))) for t, v in curves]
+    curves = [c for c in curves if c]
+    if not curves:
+        return [], [], []
+    end = min(c[-1][0] for c in curves)
+    grid = sorted({t for c in curves for t, _ in c if t <= end})
+    columns = [[_interpolate(c, t) for c in curves] for t in grid]
+    mean = [sum(col) / len(col) for col in columns]
+    sd = [math.sqrt(sum((x - m) ** 2 for x in col) / (len(col) - 1)) if len(col) > 1 else math.nan
+          for col, m in zip(columns, mean)]
+    return grid, mean, sd
+
+
+def _interpolate(curve, t):
+    """The piecewise-linear curve [(time, value), ...] (sorted) at time t (its first or last value outside it)."""
+    if t <= curve[0][0]:
+        return curve[0][1]
+    for (t0, v0), (t1, v1) in zip(curve, curve[1:]):
+        if t <= t1:
+            return v1 if t1 == t0 else v0 + (v1 - v0) * (t - t0) / (t1 - t0)
+    return curve[-1][1]
 
 
 def axis_title(column):
@@ -226,7 +309,8 @@ def _legend_below(fig, handles, labels):
     """A legend under the plots (it never hides a bar); returns the height it takes, as a fraction of the figure."""
     if not handles:
         return 0.0
-    ncol = max(1, min(len(labels), int(fig.get_figwidth() // 2.4)))
+    column = max(2.4, 0.07 * max(len(label) for label in labels) + 0.6)  # inches per legend column
+    ncol = max(1, min(len(labels), int(fig.get_figwidth() // column)))
     rows = math.ceil(len(labels) / ncol)
     fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=9, frameon=False)
     return min(0.4, (0.12 + 0.26 * rows) / fig.get_figheight())
@@ -265,8 +349,11 @@ def scaling(sweep, x=NODES):
                 bar = cluster[cluster["_series"] == name]
                 if bar.empty:
                     continue
+                # Over seeds: the mean, and an error bar of +-1 sample sd (none for a single point).
+                sd = bar[value].std(ddof=1) if sweep.seed_column and len(bar) > 1 else None
                 ax.bar(i - 0.4 + (k + 0.5) * width, bar[value].mean(), width * 0.9, color=colors[name],
-                       label=name if i == 0 else None)
+                       label=name if i == 0 else None, yerr=sd, capsize=3 if sd is not None else 0,
+                       error_kw={"elinewidth": 1, "ecolor": "black"})
             top = cluster[ideal].max()
             ax.add_patch(Rectangle((i - 0.45, 0), 0.9, top, fill=False, edgecolor="black", linewidth=1.2,
                                    linestyle="--", label="ideal: no communication" if i == 0 else None))
@@ -278,8 +365,9 @@ def scaling(sweep, x=NODES):
         ax.set_ylim(0, max(df[ideal].max(), df[value].max()) * 1.12)
         ax.grid(axis="y", alpha=0.3)
     handles, labels = axes[0].get_legend_handles_labels()
+    note = seed_note(sweep)  # in the title: bars are means, error bars one sd
     bottom = _legend_below(fig, handles, labels)
-    _suptitle(fig, f"Throughput against scale\n{describe(sweep)}")
+    _suptitle(fig, f"Throughput against scale" + (f", {note}" if note else "") + f"\n{describe(sweep)}")
     fig.tight_layout(rect=(0, bottom, 1, 1))
     return fig
 
@@ -336,18 +424,26 @@ def group_size_tau(sweep, x=None, y=None):
                 _message(ax, "no accuracy in this sweep\n(math.model = none: timing only)")
                 ax.set_title(prefix + "final test accuracy", fontsize=10)
                 continue
-            grid = [[part[(part[x] == xv) & ((part[y] == yv) if y else True)][value].mean() * scale
-                     for xv in xs] for yv in ys]
+            cells = [[part[(part[x] == xv) & ((part[y] == yv) if y else True)][value] * scale for xv in xs]
+                     for yv in ys]
+            grid = [[cell.mean() for cell in line] for line in cells]
+            # Over seeds: the sample sd under the mean (the seeds of one cell are the replicates of its point).
+            spread = [[cell.std(ddof=1) if sweep.seed_column and not averaged and cell.count() > 1
+                       else math.nan for cell in line]
+                      for line in cells]
             im = ax.imshow(grid, origin="lower", aspect="auto", cmap=cmap)
             finite = [v for line in grid for v in line if not math.isnan(v)]
             mid = (min(finite) + max(finite)) / 2 if finite else 0
             for i, line in enumerate(grid):
                 for j, v in enumerate(line):
                     if not math.isnan(v):
-                        ax.text(j, i, f"{v:#.3g}", ha="center", va="center", fontsize=9,
+                        sd = spread[i][j]
+                        text = f"{v:#.3g}" if math.isnan(sd) else f"{v:#.3g}\n{PM}{sd:.2g}"
+                        ax.text(j, i, text, ha="center", va="center", fontsize=9 if math.isnan(sd) else 8,
                                 color="white" if (v < mid) == (cmap == "viridis" or cmap == "magma") else "black")
             ax.set_xticks(range(len(xs)))
-            ax.set_xticklabels([str(v) for v in xs])
+            crowded = len(xs) > 3 and max(len(str(v)) for v in xs) > 6  # long names side by side: slanted
+            ax.set_xticklabels([str(v) for v in xs], rotation=30 if crowded else 0, ha="right" if crowded else "center")
             ax.set_yticks(range(len(ys)))
             ax.set_yticklabels([str(v) for v in ys] if y else [""])
             ax.set_xlabel(axis_title(x))
@@ -355,6 +451,8 @@ def group_size_tau(sweep, x=None, y=None):
             ax.set_title(prefix + label, fontsize=10)
             fig.colorbar(im, ax=ax, label=label)
     note = f"; averaged over {', '.join(averaged)}" if averaged else ""
+    if sweep.seed_column:
+        note += f"; {seed_note(sweep)}"
     over = f"{axis_title(y).split(' (')[0]} and {axis_title(x).split(' (')[0]}" if y else axis_title(x).split(" (")[0]
     _suptitle(fig, f"Throughput and accuracy over {over}{note}\n"
                  f"{describe(sweep)}")
@@ -364,9 +462,37 @@ def group_size_tau(sweep, x=None, y=None):
 
 # --- time to accuracy ----------------------------------------------------------------------------------------------
 
-def time_to_accuracy(sweep, facet=NODES, max_facets=4):
+def _target(summary):
+    """(kind, level) of the run's target, ('accuracy', 0.8) or ('loss', 0.5), or None without one."""
+    m = summary.get("scenario", {}).get("math", {})
+    if m.get("target_accuracy") is not None:
+        return "accuracy", float(m["target_accuracy"])
+    if m.get("target_loss") is not None:
+        return "loss", float(m["target_loss"])
+    return None
+
+
+def _curve(summary, accuracy):
+    """(times, values) of a run's evaluations: test accuracy in % (accuracy true) or test loss."""
+    ev = pd.DataFrame(summary.get("evaluations") or [])
+    if ev.empty:
+        return [], []
+    values = ev["test_accuracy"] * 100 if accuracy else ev["test_loss"]
+    keep = values.notna()
+    return ev["time_s"][keep].tolist(), values[keep].tolist()
+
+
+def time_to_accuracy(sweep, facet=NODES, max_facets=4, ylim=None):
     """Test accuracy of the averaged model against simulated time, one line per algorithm (per series), one panel
-    per node count (the largest ones when there are many)."""
+    per node count (the largest ones when there are many). With a target (math.target_accuracy or target_loss) a
+    dotted line marks it and a diamond on it each series' time_to_target_s.
+
+    Over seeds (a sweep varying `seed`): each series is the mean of its seeds' curves in a shaded band of +-1 sample
+    standard deviation, computed on a common simulated-time grid (mean_curve: the union of the seeds' evaluation
+    times up to the earliest end among them, each seed's curve linearly interpolated between its own evaluations,
+    which are every math.eval_every steps). The diamond is the mean time_to_target_s with an error bar of +-1 sd
+    over the seeds that reached the target; the legend says how many did when not all. ylim: (low, high) of the
+    y axis, e.g. to show the end of training rather than the first steps."""
     df = sweep.df
     has_curve = [bool(sweep.summary(r).get("evaluations")) for _, r in df.iterrows()]
     if not any(has_curve):
@@ -379,42 +505,86 @@ def time_to_accuracy(sweep, facet=NODES, max_facets=4):
     facets = _ordered(df[facet].unique()) if facet in df.columns and df[facet].nunique() > 1 else [None]
     facets = facets[-max_facets:]
     series_cols = sweep.series_columns(exclude=(facet,))
-    fig, axes = plt.subplots(1, len(facets), figsize=(6 * len(facets), 4.6), squeeze=False)
-    any_curve = False
     labels = list(dict.fromkeys(series_label(r, series_cols) for _, r in df.iterrows()))
+    # Many series: a wider figure, and room for their legend (entries name the time to the target).
+    width = max(6 * len(facets), 10 if len(labels) > 4 else 6)
+    fig, axes = plt.subplots(1, len(facets), figsize=(width, 4.6 + 0.25 * math.ceil(len(labels) / 2)),
+                             squeeze=False)
     colors = dict(zip(labels, _colors(len(labels))))
-    ylabel = "test accuracy (%)"
+    accuracy = any(pd.DataFrame(sweep.summary(r)["evaluations"])["test_accuracy"].notna().any()
+                   for _, r in df.iterrows())
+    ylabel = "test accuracy (%)" if accuracy else "test loss"
+    targets = set()
+    handles, labels_shown = [], []
     for ax, fv in zip(axes[0], facets):
         part = df if fv is None else df[df[facet] == fv]
+        series = {}
         for _, row in part.iterrows():
-            ev = sweep.summary(row).get("evaluations") or []
-            if not ev:
-                continue
-            curve = pd.DataFrame(ev)
-            if curve["test_accuracy"].notna().any():
-                yv, ylabel = curve["test_accuracy"] * 100, "test accuracy (%)"
+            series.setdefault(series_label(row, series_cols), []).append(row)
+        for label, rows in series.items():
+            summaries = [sweep.summary(r) for r in rows]
+            curves = [_curve(s, accuracy) for s in summaries]
+            color = colors[label]
+            if sweep.seed_column and len(rows) > 1:
+                grid, mean, sd = mean_curve(curves)
+                line, = ax.plot(grid, mean, color=color)
+                ax.fill_between(grid, [m - d for m, d in zip(mean, sd)], [m + d for m, d in zip(mean, sd)],
+                                color=color, alpha=0.22, linewidth=0)
             else:
-                yv, ylabel = curve["test_loss"], "test loss"
-            label = series_label(row, series_cols)
-            ax.plot(curve["time_s"], yv, marker="o", markersize=3, color=colors[label], label=label)
-            any_curve = True
+                line = None
+                for t, v in curves:
+                    line, = ax.plot(t, v, marker="o", markersize=3, color=color)
+            # The target and when each series reached it.
+            target = _target(summaries[0])
+            text = label
+            if target and (target[0] == "accuracy") == accuracy:
+                level = target[1] * 100 if accuracy else target[1]
+                targets.add(level)
+                times = [s.get("time_to_target_s") for s in summaries]
+                reached = [t for t in times if t is not None]
+                if reached:
+                    mean_t = sum(reached) / len(reached)
+                    sd_t = (math.sqrt(sum((t - mean_t) ** 2 for t in reached) / (len(reached) - 1))
+                            if len(reached) > 1 else None)
+                    ax.errorbar([mean_t], [level], xerr=[[sd_t], [sd_t]] if sd_t is not None else None,
+                                marker="D", markersize=6, color=color, markeredgecolor="black", capsize=3,
+                                zorder=4)
+                    when = f"{mean_t:.3g} {PM} {sd_t:.2g} s" if sd_t is not None else f"{mean_t:.3g} s"
+                    text += f"; target at {when}"
+                    if len(reached) < len(times):
+                        text += f" ({len(reached)} of {len(times)} seeds)"
+                else:
+                    text += "; target not reached"
+            if text not in labels_shown:
+                handles.append(line)
+                labels_shown.append(text)
         if fv is not None:
             ax.set_title(f"{int(fv) if float(fv).is_integer() else fv} nodes", fontsize=10)
         ax.set_xlabel("simulated time (s)")
         ax.grid(alpha=0.3)
     for ax in axes[0]:
         ax.set_ylabel(ylabel)
-    handles, labels_shown = [], []
-    for ax in axes[0]:
-        for h, l in zip(*ax.get_legend_handles_labels()):
-            if l not in labels_shown:
-                handles.append(h)
-                labels_shown.append(l)
+        if ylim:
+            ax.set_ylim(*ylim)
+        for level in targets:
+            ax.axhline(level, color="gray", linestyle=":", linewidth=1)
+    if targets:
+        handles.append(axes[0][0].get_lines()[-1])
+        labels_shown.append("target: " + ", ".join(f"{t:g}{'%' if accuracy else ''}" for t in sorted(targets)))
     bottom = _legend_below(fig, handles, labels_shown)
     proxy = df["proxy_model"].dropna().unique() if "proxy_model" in df.columns else []
     title = "Time to accuracy"
     if len(proxy):
         title += f" of the proxy {', '.join(proxy)} (average of the ranks' models)"
+    partitions = {json.dumps(sweep.summary(r)["scenario"].get("math", {}).get("partition", {"kind": "iid"}),
+                             sort_keys=True) for _, r in df.iterrows()}
+    if len(partitions) == 1 and json.loads(next(iter(partitions))).get("kind", "iid") != "iid":
+        partition = json.loads(next(iter(partitions)))
+        fields = ", ".join(f"{k} {v}" for k, v in partition.items() if k != "kind")
+        title += f", {partition['kind']} partition" + (f" ({fields})" if fields else "")
+    note = seed_note(sweep)
+    if note:
+        title += f", {note}"
     _suptitle(fig, f"{title}\n{describe(sweep)}")
     fig.tight_layout(rect=(0, bottom, 1, 1))
     return fig
@@ -471,7 +641,8 @@ def imbalance_violin(sweep, x=NODES, max_clusters=6):
         ax.set_ylabel("per-step throughput (steps/s per rank)")
         ax.grid(axis="y", alpha=0.3)
         bottom = _legend_below(fig, [Patch(facecolor=colors[l], edgecolor="black") for l in labels], labels)
-    _suptitle(fig, "Per-step throughput: 1 / (compute + communication) of every rank and step\n"
+    pooled = f", pooled over {sweep.seeds} seeds" if sweep.seed_column else ""
+    _suptitle(fig, f"Per-step throughput: 1 / (compute + communication) of every rank and step{pooled}\n"
                  f"{describe(sweep)}")
     fig.tight_layout(rect=(0, bottom, 1, 1))
     return fig
@@ -532,7 +703,16 @@ def main(argv=None):
     parser.add_argument("sweep_dir", help="directory written by `quorum sweep` (holds sweep.csv)")
     parser.add_argument("--out", help="where to write the PNGs (default: SWEEP_DIR/plots)")
     parser.add_argument("--only", help="comma-separated subset of: " + ", ".join(FIGURES))
+    parser.add_argument("--ylim", metavar="LOW,HIGH", help="time_to_accuracy: the y axis' range (e.g. 60,90)")
     args = parser.parse_args(argv)
+    options = {}
+    if args.ylim:
+        try:
+            low, high = (float(v) for v in args.ylim.split(","))
+        except ValueError:
+            print(f"error: --ylim takes LOW,HIGH (two numbers), not {args.ylim!r}", file=sys.stderr)
+            return 2
+        options["time_to_accuracy"] = {"ylim": (low, high)}
     try:
         sweep = Sweep(args.sweep_dir)
     except (FileNotFoundError, ValueError) as e:
@@ -544,7 +724,7 @@ def main(argv=None):
         print(f"error: unknown figure(s) {', '.join(unknown)}; choose from {', '.join(FIGURES)}", file=sys.stderr)
         return 2
     for name in names:
-        fig = globals()[name](sweep)
+        fig = globals()[name](sweep, **options.get(name, {}))
         print(save(fig, sweep, name, args.out))
         plt.close(fig)
     return 0
