@@ -108,7 +108,8 @@ AlgorithmInfo Eamsgd::info() {
              std::to_string(world_size) + " ranks; use at most " + std::to_string(world_size - 1);
     const double alpha = p.get_double("moving_rate");
     if (!(alpha > 0.0 && alpha <= 1.0))
-      return "moving_rate: " + std::to_string(alpha) + " is outside (0, 1] (0 never moves, above 1 overshoots the centre)";
+      return "moving_rate: " + std::to_string(alpha) +
+             " is outside (0, 1] (0 never moves, above 1 overshoots the centre)";
     return {};
   };
   info.service_ranks = [](const AlgorithmParams& p, int world_size) {

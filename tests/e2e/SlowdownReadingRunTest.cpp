@@ -49,7 +49,8 @@ TEST(SlowdownReading, TotalStepAndAddedSleepGiveTheirExactStepTimes) {
     std::string factor_means;
     double slow_step_s;
   };
-  for (const Reading& reading : {Reading{"total_step", kFactor * kStep}, Reading{"added_sleep", (1 + kFactor) * kStep}}) {
+  for (const Reading& reading :
+       {Reading{"total_step", kFactor * kStep}, Reading{"added_sleep", (1 + kFactor) * kStep}}) {
     SCOPED_TRACE(reading.factor_means);
     const nlohmann::json scenario = {
         {"name", "slowdown-reading"},

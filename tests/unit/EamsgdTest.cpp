@@ -109,8 +109,8 @@ TEST(Eamsgd, ServersDoNotTrainEveryRankEndsWithTheCentreAndExchangesComeEveryTau
 }
 
 TEST(Eamsgd, EndsWithoutDeadlockWhenOneWorkerIsAHundredTimesSlower) {
-  // A worker 100x slower, redrawn every 5 steps, tau 2 and 12 steps (the last exchange, at step 10, is not the last step):
-  // the servers still see every worker's last push, the run ends, and every rank holds the centre.
+  // A worker 100x slower, redrawn every 5 steps, tau 2 and 12 steps (the last exchange, at step 10, is not the last
+  // step): the servers still see every worker's last push, the run ends, and every rank holds the centre.
   nlohmann::json s = eamsgd_scenario(8, {{"name", "eamsgd"}, {"tau", 2}}, 12);
   s["imbalance"] = {{"kind", "slow_worker"}, {"ranks", 1}, {"factor", 100}, {"redraw_every", 5}};
   const auto r = simulate_scenario(s);
