@@ -7,6 +7,7 @@
 #include "algorithms/gossip/Sgp.hpp"
 #include "algorithms/prague/Prague.hpp"
 #include "algorithms/ps/AsyncParameterServer.hpp"
+#include "algorithms/ps/Eamsgd.hpp"
 #include "algorithms/sgd/EagerSgd.hpp"
 #include "algorithms/sgd/WagmaSgd.hpp"
 #include "algorithms/bench/CollectiveBench.hpp"
@@ -30,6 +31,7 @@ const std::vector<AlgorithmInfo>& algorithm_catalog() {
       AdPsgd::info(),
       Prague::info(),
       AsyncParameterServer::info(),
+      Eamsgd::info(),
       EagerSgd::info(),
       WagmaSgd::info(),
       CollectiveBench::info(),

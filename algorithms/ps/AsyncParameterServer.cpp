@@ -1,22 +1,12 @@
 #include "algorithms/ps/AsyncParameterServer.hpp"
 
 #include <algorithm>
-#include <stdexcept>
 
 #include "algorithms/StepClock.hpp"
-#include "algorithms/collectives/Partition.hpp"
+#include "algorithms/ps/ShardServer.hpp"
 #include "kernels/optim/SgdOptimizer.hpp"
 
 namespace quorum {
-
-namespace {
-
-enum Kind : std::int64_t { kPush = 0, kLastPush = 1 };
-constexpr Tag kPushTag = tags::make(Channel::ParameterServer, 0);
-constexpr Tag kReplyTag = tags::make(Channel::ParameterServer, 1);
-constexpr Tag kFinalTag = tags::make(Channel::ParameterServer, 2);
-
-}  // namespace
 
 void AsyncParameterServer::run(RankContext& ctx) {
   const int world = ctx.run.world_size;
@@ -29,91 +19,39 @@ void AsyncParameterServer::run(RankContext& ctx) {
     }
     return;
   }
-  const int rank = ctx.comm.rank();
-  if (rank < servers_) serve(ctx, rank, servers_);
-  else work(ctx, servers_);
+  const BlockPartition part{ctx.trainer.num_params(), ctx.run.model_bytes, servers_};
+  if (ctx.comm.rank() < servers_) serve(ctx, part);
+  else work(ctx, part);
 }
 
-void AsyncParameterServer::serve(RankContext& ctx, int shard, int shards) {
-  Comm& comm = ctx.comm;
-  auto& model = ctx.trainer.params();
-  const BlockPartition part{model.size(), ctx.run.model_bytes, shards};
-  const std::size_t begin = part.begin_of(shard), end = part.end_of(shard + 1);
-  SgdOptimizer optimizer(ctx.trainer.setup().config.sgd, end - begin);
-  const std::span<float> mine = part.span(model, shard, shard + 1);
-  const double shard_bytes = part.bytes_of(shard, shard + 1);
-  std::int64_t version = 0;  // updates applied so far
-  // One receive posted per worker (each has at most one push in flight), so pushes from many workers stream in
-  // at once and share the server's link, as the many connections of a real server do; they are applied in the
-  // order they complete.
-  const int first_worker = shards;
-  std::vector<RequestPtr> receives;
-  std::vector<int> from;
-  for (int w = first_worker; w < ctx.run.world_size; ++w) {
-    receives.push_back(comm.irecv(w, kPushTag));
-    from.push_back(w);
-  }
-  while (!receives.empty()) {
-    const std::size_t i = comm.wait_any(receives);
-    Message m = comm.take(receives[i]);
-    const auto& ints = m.payload.ints;
-    // The learning rate of the pushing worker's step (ints: kind, version, step), as if it had applied it itself.
-    if (ctx.trainer.enabled()) optimizer.apply(mine, m.payload.values, ints.at(2));
-    ctx.observer.histogram(comm.rank(), "async_ps.staleness", version - ints.at(1));
-    ++version;
-    comm.post(m.source, kReplyTag, Payload{std::vector<float>(mine.begin(), mine.end()), {version}}, shard_bytes);
-    if (ints.at(0) == kLastPush) {
-      receives.erase(receives.begin() + static_cast<std::ptrdiff_t>(i));
-      from.erase(from.begin() + static_cast<std::ptrdiff_t>(i));
-    } else {
-      receives[i] = comm.irecv(from[i], kPushTag);
-    }
-  }
-  ctx.observer.sample(comm.rank(), "async_ps.updates_per_server", static_cast<double>(version));
-  // Every worker is done: everyone gets the final shard, and the servers assemble the whole model too.
-  std::vector<RequestPtr> sends;
-  for (int r = 0; r < ctx.run.world_size; ++r)
-    if (r != comm.rank())
-      sends.push_back(comm.isend(r, kFinalTag, Payload{std::vector<float>(mine.begin(), mine.end()), {}}, shard_bytes));
-  for (int s = 0; s < shards; ++s) {
-    if (s == shard) continue;
-    const Message m = comm.recv(s, kFinalTag);
-    std::copy(m.payload.values.begin(), m.payload.values.end(), part.span(model, s, s + 1).begin());
-  }
-  comm.wait_all(sends);
+void AsyncParameterServer::serve(RankContext& ctx, const BlockPartition& part) {
+  const int shard = ctx.comm.rank();
+  SgdOptimizer optimizer(ctx.trainer.setup().config.sgd, part.end_of(shard + 1) - part.begin_of(shard));
+  // A pushed gradient is applied as it arrives, at the learning rate of the pushing worker's step, as if it had
+  // applied it itself; the reply is the updated shard.
+  const auto apply = [&](std::span<float> mine, const ShardPush& push) {
+    if (ctx.trainer.enabled()) optimizer.apply(mine, push.values, push.step);
+    return std::vector<float>(mine.begin(), mine.end());
+  };
+  const ShardServeStats stats = serve_shard(ctx, part, apply, "async_ps.staleness");
+  ctx.observer.sample(shard, "async_ps.updates_per_server", static_cast<double>(stats.updates));
 }
 
-void AsyncParameterServer::work(RankContext& ctx, int shards) {
-  Comm& comm = ctx.comm;
+void AsyncParameterServer::work(RankContext& ctx, const BlockPartition& part) {
   auto& model = ctx.trainer.params();
-  const BlockPartition part{model.size(), ctx.run.model_bytes, shards};
-  std::vector<std::int64_t> version(static_cast<std::size_t>(shards), 0);  // of each shard this worker holds
+  ShardClient servers(ctx.comm, part);
   std::vector<float> grad;
   StepClock clock(ctx);
   for (std::int64_t step = 0; step < ctx.run.iterations; ++step) {
     clock.begin(step);
     clock.compute([&] { ctx.trainer.compute_gradient(step, grad); });
-    const std::int64_t kind = step + 1 == ctx.run.iterations ? kLastPush : kPush;
-    std::vector<RequestPtr> replies, pushes;
-    for (int s = 0; s < shards; ++s) {
-      replies.push_back(comm.irecv(s, kReplyTag));
-      Payload p{grad.empty() ? std::vector<float>{} : part.copy(grad, s, s + 1),
-                {kind, version[static_cast<std::size_t>(s)], step}};
-      pushes.push_back(comm.isend(s, kPushTag, std::move(p), part.bytes_of(s, s + 1)));
-    }
-    comm.wait_all(pushes);
-    comm.wait_all(replies);
-    for (int s = 0; s < shards; ++s) {
-      Message m = comm.take(replies[static_cast<std::size_t>(s)]);
-      version[static_cast<std::size_t>(s)] = m.payload.ints.at(0);
-      std::copy(m.payload.values.begin(), m.payload.values.end(), part.span(model, s, s + 1).begin());
-    }
+    const auto shards = servers.exchange(grad, step, step + 1 == ctx.run.iterations);
+    for (int s = 0; s < part.blocks; ++s)
+      std::copy(shards[static_cast<std::size_t>(s)].begin(), shards[static_cast<std::size_t>(s)].end(),
+                part.span(model, s, s + 1).begin());
     clock.end();
   }
-  for (int s = 0; s < shards; ++s) {
-    const Message m = comm.recv(s, kFinalTag);
-    std::copy(m.payload.values.begin(), m.payload.values.end(), part.span(model, s, s + 1).begin());
-  }
+  servers.receive_final_model(model);
 }
 
 AlgorithmInfo AsyncParameterServer::info() {

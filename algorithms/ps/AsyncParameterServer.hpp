@@ -8,13 +8,15 @@
 // of the gradient to its server, and receive that server's current shard back. A server applies every gradient
 // as it arrives (no barrier, no averaging: a gradient may be stale by the updates of other workers in between,
 // reported as the histogram async_ps.staleness) and replies with its updated shard. All workers push to the same
-// server links, which is what makes the centralised design a bottleneck at scale.
+// server links, which is what makes the centralised design a bottleneck at scale. The protocol (pushes, replies,
+// the last push, the final model) is ShardServer.hpp's, shared with EAMSGD.
 //
 // After the last step of every worker, the servers send the final model to every rank, so all ranks end with the
 // same model (this exchange is not part of the timed steps). The summary counts only workers: throughput, samples,
 // waits and iterations.csv cover ranks servers .. P-1 (AlgorithmInfo::service_ranks); to run W workers with one
 // server, give the platform W + 1 ranks. On one rank there is no one to serve: the rank trains alone (plain SGD).
 #include "algorithms/Algorithm.hpp"
+#include "algorithms/collectives/Partition.hpp"
 
 namespace quorum {
 
@@ -25,8 +27,8 @@ class AsyncParameterServer final : public Algorithm {
   static AlgorithmInfo info();
 
  private:
-  void serve(RankContext& ctx, int shard, int shards);
-  void work(RankContext& ctx, int shards);
+  void serve(RankContext& ctx, const BlockPartition& part);
+  void work(RankContext& ctx, const BlockPartition& part);
   int servers_;
 };
 

@@ -63,8 +63,10 @@ AlgorithmInfo EagerSgd::info() {
       {"collective", ParamType::String, ParamValue{std::string("solo")},
        "partial allreduce: solo (any rank triggers) or majority (a random initiator per step)",
        {"solo", "majority"}, {}},
-      {"model_sync_every", ParamType::Int, ParamValue{std::int64_t{0}},
-       "average the models with a synchronous allreduce every k steps (0: never)", {}, 0.0},
+      {"model_sync_every", ParamType::Int, ParamValue{kPaperModelSyncEvery},
+       "average the models with a synchronous allreduce every k steps (0: never); default: the paper's 10 epochs "
+       "of ImageNet at 64 x 128 per step (sec. 7.2.2), 1,564 steps",
+       {}, 0.0},
       {"schedule", ParamType::String, ParamValue{std::string("recursive_doubling")},
        "schedule of the partial allreduce once activated: recursive_doubling (fflib2's) or rabenseifner "
        "(reduce-scatter + allgather)",

@@ -8,6 +8,7 @@
 // and every collective_sync_every-th gradient allreduce can run synchronously, as the reference implementation's
 // "solo limiter" does (fflib2, every 33rd execution): without it nobody ever waits for a late rank, so ranks that
 // were delayed stay behind and, with cheap collectives, drift apart until only the fastest contributes fresh data.
+// The model averaging is on by default at the paper's period (kPaperModelSyncEvery).
 //
 // A rank several versions behind applies, at step t, the gradient sum of version t (late_result = own_version, Fig.
 // 7: "P0 updates the weights of step t + 1 using G1_t stored in the receive buffer"), so every rank applies every
@@ -20,6 +21,11 @@
 #include "algorithms/collectives/PartialAllreduce.hpp"
 
 namespace quorum {
+
+// The eager-SGD paper's model-averaging period: "model synchronization at every 10 epochs" (sec. 7.2.2, ResNet-50
+// on ImageNet; sec. 5: "we only synchronize the models every few epochs"). At its 64 processes x batch 128 = 8,192
+// per step, 10 epochs of ImageNet-1k's 1,281,167 training images are 10 x 1,281,167 / 8,192 = 1,563.9 steps.
+inline constexpr std::int64_t kPaperModelSyncEvery = 1564;
 
 class EagerSgd final : public Algorithm {
  public:

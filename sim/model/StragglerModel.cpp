@@ -12,7 +12,8 @@ const std::vector<ImbalanceInfo>& imbalance_catalog() {
   static const std::vector<ImbalanceInfo> catalog = {
       {"none", "no injected imbalance"},
       {"random_delay", "k random ranks per step delayed by delay_s (WAGMA: 2 x 320 ms; eager-SGD: 4 x 460 ms)"},
-      {"slow_worker", "some ranks compute factor x slower, persistent or redrawn every k steps (Prague, AD-PSGD)"},
+      {"slow_worker", "some ranks compute factor x slower (factor_means: total_step, or added_sleep: 1 + factor x), "
+                      "persistent or redrawn every k steps (Prague, AD-PSGD)"},
       {"linear_skew", "rank r delayed by r * step_s (eager-SGD microbenchmark)"},
       {"shifted_skew", "delays spread from min_s to max_s over the ranks, shifted by one rank every step"},
       {"distribution", "each rank and step delayed, with some probability, by a draw from a distribution"},
@@ -85,14 +86,22 @@ double StragglerModel::delay(int rank, std::int64_t step, double base_s) const {
 
 namespace {
 
-// "k times slower", read as factor (the step takes factor x as long) or added_step_times (1 + k x as long): Prague
-// sec. 7.4 says "adding 2 or 5 times the normal iteration time of sleep", its captions say 2x and 5x.
+// "k times slower" has two readings, and factor_means names the one a scenario uses: total_step (the default: the
+// slow step takes factor x the normal step time, as "2x / 5x slowdown" reads in Prague's figure captions, the AD-PSGD
+// paper's table and everywhere else in quorum) or added_sleep (a sleep of factor x the normal step time is added, so
+// the step takes 1 + factor x as long: Prague sec. 7.4's "adding 2 or 5 times the normal iteration time of sleep").
+// Returns the step-time multiplier.
 double parse_factor(Fields& f, std::optional<double> fallback) {
-  if (f.has("factor") && f.has("added_step_times"))
-    f.fail("added_step_times", "give either factor (the step takes factor x as long) or added_step_times (the "
-                               "step takes 1 + added_step_times x as long), not both");
-  if (f.has("added_step_times")) return 1.0 + f.number("added_step_times", std::nullopt, 0.0);
-  return f.number("factor", fallback, 1.0);
+  if (f.has("added_step_times"))
+    f.fail("added_step_times", "was replaced: give factor k with factor_means: added_sleep (the step takes 1 + k "
+                               "times as long)");
+  if (f.has("factor_means") && !f.has("factor"))
+    f.fail("factor_means", "says how factor is read, but factor is not given");
+  const std::string means = f.string("factor_means", "total_step", {"total_step", "added_sleep"});
+  const double multiplier = means == "added_sleep" ? 1.0 + f.number("factor", fallback, 0.0)
+                                                   : f.number("factor", fallback, 1.0);
+  f.set_resolved("step_time_multiplier", multiplier);
+  return multiplier;
 }
 
 // Which ranks share their draws: a level of the platform (correlate) or a block size (block_ranks).
@@ -167,8 +176,8 @@ StragglerSpec parse_imbalance(Fields& f, int world_size, const std::vector<RankL
     // Up to 1e12 steps: far beyond any run, and the episode bounds stay well inside 64-bit integers.
     s.mean_slow_steps = f.number("mean_slow_steps", std::nullopt, 1.0, 1e12);
     s.mean_normal_steps = f.number("mean_normal_steps", std::nullopt, 1.0, 1e12);
-    if (!f.has("factor") && !f.has("added_step_times") && !f.has("delay_s") && !f.has("distribution"))
-      f.fail("factor", "markov needs what a slow episode does: factor (or added_step_times), delay_s or "
+    if (!f.has("factor") && !f.has("delay_s") && !f.has("distribution"))
+      f.fail("factor", "markov needs what a slow episode does: factor (read as factor_means says), delay_s or "
                        "distribution (a delay drawn once per episode)");
     s.factor = parse_factor(f, 1.0);
     if (f.has("delay_s") && f.has("distribution"))

@@ -5,17 +5,18 @@
 //   none
 //   random_delay  {ranks, delay_s}             k random ranks per step are delayed by delay_s (WAGMA: 2 ranks,
 //                                              320 ms; eager-SGD: 4 of 64 ranks, 460 ms)
-//   slow_worker   {ranks, factor | added_step_times, redraw_every}
+//   slow_worker   {ranks, factor, factor_means, redraw_every}
 //                                              ranks (a count drawn at random, or a list of rank ids) compute
-//                                              factor times slower (or 1 + added_step_times: a sleep of k step
-//                                              times added, Prague sec. 7.4's wording); redraw_every 0 keeps them
-//                                              for the whole run, k > 0 draws new ones every k steps (Prague, AD-PSGD)
+//                                              factor times slower (factor_means total_step, the default) or with a
+//                                              sleep of factor step times added (added_sleep: 1 + factor times as
+//                                              long, Prague sec. 7.4's wording); redraw_every 0 keeps them for the
+//                                              whole run, k > 0 draws new ones every k steps (Prague, AD-PSGD)
 //   linear_skew   {step_s}                     rank r is delayed by r * step_s (eager-SGD microbenchmark)
 //   shifted_skew  {min_s, max_s}               delays spread evenly from min_s to max_s over the ranks, shifted
 //                                              by one rank every step
 //   distribution  {distribution, probability}  each rank, each step, with the given probability, is delayed by a
 //                                              draw from the distribution (Distribution.hpp)
-//   markov        {mean_slow_steps, mean_normal_steps, factor | added_step_times, delay_s | distribution}
+//   markov        {mean_slow_steps, mean_normal_steps, factor, factor_means, delay_s | distribution}
 //                                              each rank alternates normal and slow episodes of geometric lengths
 //                                              with those means (SlowEpisodes.hpp); in a slow episode its steps take
 //                                              factor times as long plus delay_s, or plus a draw from the
@@ -53,7 +54,7 @@ struct StragglerSpec {
   int ranks = 0;                  // random_delay: delayed per step; slow_worker: how many (if no list)
   std::vector<int> rank_list;     // slow_worker: explicit ranks
   double delay_s = 0;             // random_delay; markov: added in slow episodes
-  double factor = 1;              // slow_worker; markov: in slow episodes
+  double factor = 1;              // slow_worker; markov, in slow episodes: the step-time multiplier (factor_means applied)
   std::int64_t redraw_every = 0;  // slow_worker
   double step_s = 0;              // linear_skew
   double min_s = 0, max_s = 0;    // shifted_skew

@@ -89,6 +89,11 @@ const std::vector<CrossBackendCase> kCrossBackendCases = {
     {"eager_sgd majority, Rabenseifner schedule, every version synchronous",
      {{"name", "eager_sgd"}, {"collective", "majority"}, {"schedule", "rabenseifner"}, {"collective_sync_every", 1}},
      false, Agreement::Bitwise},
+    // One worker and three server shards: with a single worker nothing interleaves at the servers, so the order of
+    // updates, and the final model every rank receives, is fixed.
+    {"async_ps, one worker, three servers", {{"name", "async_ps"}, {"servers", 3}}, false, Agreement::Bitwise},
+    {"eamsgd, one worker, three servers, tau 3", {{"name", "eamsgd"}, {"servers", 3}, {"tau", 3}}, false,
+     Agreement::Bitwise},
 };
 
 }  // namespace
@@ -115,6 +120,22 @@ TEST(CrossBackend, FinalModelsAfterTheSameStepsMatchTheSimulation) {
         }
       }
     }
+  }
+}
+
+// The asynchronous server algorithms with several workers, whose pushes interleave at the server in whatever order
+// they arrive: on MPI too the servers see every worker's last push, the run ends, and every rank holds the servers'
+// model.
+TEST(MpiBackend, ParameterServerAlgorithmsEndWithEveryRankHoldingTheServersModel) {
+  for (const nlohmann::json& algorithm : {nlohmann::json{{"name", "async_ps"}},
+                                          nlohmann::json{{"name", "eamsgd"}, {"tau", 2}}}) {
+    SCOPED_TRACE(algorithm.dump());
+    std::string error;
+    const auto real = mpi_final_params(small_scenario(algorithm, 9), &error);
+    ASSERT_TRUE(error.empty()) << error;
+    ASSERT_EQ(real.size(), static_cast<std::size_t>(kRanks));
+    ASSERT_FALSE(real[0].empty());
+    for (const auto& p : real) EXPECT_EQ(p, real[0]);
   }
 }
 

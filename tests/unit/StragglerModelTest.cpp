@@ -105,8 +105,13 @@ TEST(StragglerModel, SlowWorkerPersistentOrRedrawn) {
     EXPECT_DOUBLE_EQ(listed.delay(3, step, 0.2), 0.8);  // 5x slower: 4 x base extra
     EXPECT_DOUBLE_EQ(listed.delay(4, step, 0.2), 0.0);
   }
-  // Prague's other reading of "5x": a sleep of 5 step times added, so the step takes 6x as long.
-  const auto added = model({{"kind", "slow_worker"}, {"ranks", {3}}, {"added_step_times", 5}}, 16);
+  // The same "5x" read as the total step (the default, named explicitly) and as Prague sec. 7.4's added sleep of 5
+  // step times (the step takes 6x as long).
+  const auto total =
+      model({{"kind", "slow_worker"}, {"ranks", {3}}, {"factor", 5}, {"factor_means", "total_step"}}, 16);
+  EXPECT_DOUBLE_EQ(total.delay(3, 0, 0.2), 0.8);
+  const auto added =
+      model({{"kind", "slow_worker"}, {"ranks", {3}}, {"factor", 5}, {"factor_means", "added_sleep"}}, 16);
   EXPECT_DOUBLE_EQ(added.delay(3, 0, 0.2), 1.0);
   EXPECT_DOUBLE_EQ(added.delay(4, 0, 0.2), 0.0);
   const auto persistent = model({{"kind", "slow_worker"}, {"ranks", 1}, {"factor", 2}}, 16);
@@ -158,8 +163,9 @@ TEST(StragglerModel, BadFieldsAreNamed) {
   expect_field({{"kind", "random_delay"}, {"ranks", 2}}, "imbalance.delay_s");
   expect_field({{"kind", "slow_worker"}, {"ranks", {8}}, {"factor", 2}}, "imbalance.ranks");
   expect_field({{"kind", "slow_worker"}, {"factor", 0.5}}, "imbalance.factor");
-  expect_field({{"kind", "slow_worker"}, {"added_step_times", -1}}, "imbalance.added_step_times");
-  expect_field({{"kind", "slow_worker"}, {"factor", 2}, {"added_step_times", 1}}, "imbalance.added_step_times");
+  expect_field({{"kind", "slow_worker"}, {"factor", -1}, {"factor_means", "added_sleep"}}, "imbalance.factor");
+  expect_field({{"kind", "slow_worker"}, {"factor", 2}, {"factor_means", "added"}}, "imbalance.factor_means");
+  expect_field({{"kind", "slow_worker"}, {"added_step_times", 1}}, "imbalance.added_step_times");
   expect_field({{"kind", "earthquake"}}, "imbalance.kind");
   expect_field({{"kind", "linear_skew"}, {"step_s", 0.1}, {"stepp", 1}}, "imbalance.stepp");
 }
@@ -433,7 +439,12 @@ TEST(StragglerModel, NewKindsBadFieldsAreNamed) {
                "missing required field");
   expect_field(with(with(markov, "delay_s", 0.1), "distribution", {{"kind", "constant"}, {"seconds", 1}}),
                "imbalance.distribution", "not both");
-  expect_field(with(with(markov, "factor", 2), "added_step_times", 1), "imbalance.added_step_times", "not both");
+  expect_field(with(with(markov, "factor", 2), "factor_means", "sleep"), "imbalance.factor_means",
+               "allowed: total_step, added_sleep");
+  expect_field(with(with(markov, "delay_s", 0.1), "factor_means", "added_sleep"), "imbalance.factor_means",
+               "factor is not given");
+  expect_field(with(with(markov, "factor", 2), "added_step_times", 1), "imbalance.added_step_times",
+               "factor_means: added_sleep");
   expect_field(with(markov, "factor", 0.5), "imbalance.factor", ">= 1");
   expect_field(with(with(markov, "factor", 2), "correlate", "rack"), "imbalance.correlate",
                "allowed: rank, node, router, chassis, group");

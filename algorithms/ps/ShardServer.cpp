@@ -1,0 +1,90 @@
+#include "algorithms/ps/ShardServer.hpp"
+
+#include <algorithm>
+
+namespace quorum {
+
+namespace {
+
+// ints of a push: kind, the version of the shard the worker last heard of, the worker's local step.
+enum PushKind : std::int64_t { kPush = 0, kLastPush = 1 };
+constexpr Tag kPushTag = tags::make(Channel::ParameterServer, 0);
+constexpr Tag kReplyTag = tags::make(Channel::ParameterServer, 1);
+constexpr Tag kFinalTag = tags::make(Channel::ParameterServer, 2);
+
+}  // namespace
+
+ShardServeStats serve_shard(RankContext& ctx, const BlockPartition& part, const ShardPushHandler& handle,
+                            const std::string& staleness_metric) {
+  Comm& comm = ctx.comm;
+  const int shard = comm.rank();
+  auto& model = ctx.trainer.params();
+  const std::span<float> mine = part.span(model, shard, shard + 1);
+  const double shard_bytes = part.bytes_of(shard, shard + 1);
+  ShardServeStats stats;
+  std::vector<RequestPtr> receives;
+  std::vector<int> from;
+  for (int w = part.blocks; w < ctx.run.world_size; ++w) {
+    receives.push_back(comm.irecv(w, kPushTag));
+    from.push_back(w);
+  }
+  while (!receives.empty()) {
+    const std::size_t i = comm.wait_any(receives);
+    const Message m = comm.take(receives[i]);
+    const auto& ints = m.payload.ints;
+    std::vector<float> reply = handle(mine, ShardPush{m.source, ints.at(2), m.payload.values});
+    ctx.observer.histogram(comm.rank(), staleness_metric, stats.updates - ints.at(1));
+    ++stats.updates;
+    comm.post(m.source, kReplyTag, Payload{std::move(reply), {stats.updates}}, shard_bytes);
+    if (ints.at(0) == kLastPush) {
+      receives.erase(receives.begin() + static_cast<std::ptrdiff_t>(i));
+      from.erase(from.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      receives[i] = comm.irecv(from[i], kPushTag);
+    }
+  }
+  // Every worker is done: everyone gets the final shard, and the servers assemble the whole model too.
+  std::vector<RequestPtr> sends;
+  for (int r = 0; r < ctx.run.world_size; ++r)
+    if (r != shard)
+      sends.push_back(comm.isend(r, kFinalTag, Payload{std::vector<float>(mine.begin(), mine.end()), {}}, shard_bytes));
+  for (int s = 0; s < part.blocks; ++s) {
+    if (s == shard) continue;
+    const Message m = comm.recv(s, kFinalTag);
+    std::copy(m.payload.values.begin(), m.payload.values.end(), part.span(model, s, s + 1).begin());
+  }
+  comm.wait_all(sends);
+  return stats;
+}
+
+ShardClient::ShardClient(Comm& comm, const BlockPartition& part)
+    : comm_(comm), part_(part), version_(static_cast<std::size_t>(part.blocks), 0) {}
+
+std::vector<std::vector<float>> ShardClient::exchange(const std::vector<float>& values, std::int64_t step, bool last) {
+  const int shards = part_.blocks;
+  std::vector<RequestPtr> replies, pushes;
+  for (int s = 0; s < shards; ++s) {
+    replies.push_back(comm_.irecv(s, kReplyTag));
+    Payload p{values.empty() ? std::vector<float>{} : part_.copy(values, s, s + 1),
+              {last ? kLastPush : kPush, version_[static_cast<std::size_t>(s)], step}};
+    pushes.push_back(comm_.isend(s, kPushTag, std::move(p), part_.bytes_of(s, s + 1)));
+  }
+  comm_.wait_all(pushes);
+  comm_.wait_all(replies);
+  std::vector<std::vector<float>> out;
+  for (int s = 0; s < shards; ++s) {
+    Message m = comm_.take(replies[static_cast<std::size_t>(s)]);
+    version_[static_cast<std::size_t>(s)] = m.payload.ints.at(0);
+    out.push_back(std::move(m.payload.values));
+  }
+  return out;
+}
+
+void ShardClient::receive_final_model(std::vector<float>& model) {
+  for (int s = 0; s < part_.blocks; ++s) {
+    const Message m = comm_.recv(s, kFinalTag);
+    std::copy(m.payload.values.begin(), m.payload.values.end(), part_.span(model, s, s + 1).begin());
+  }
+}
+
+}  // namespace quorum
