@@ -9,19 +9,9 @@
 namespace quorum {
 
 void AsyncParameterServer::run(RankContext& ctx) {
-  const int world = ctx.run.world_size;
-  if (world == 1) {
-    StepClock clock(ctx);
-    for (std::int64_t step = 0; step < ctx.run.iterations; ++step) {
-      clock.begin(step);
-      clock.compute([&] { ctx.trainer.local_step(step); });
-      clock.end();
-    }
-    return;
-  }
-  const BlockPartition part{ctx.trainer.num_params(), ctx.run.model_bytes, servers_};
-  if (ctx.comm.rank() < servers_) serve(ctx, part);
-  else work(ctx, part);
+  run_servers_and_workers(
+      ctx, servers_, [&](const BlockPartition& part) { serve(ctx, part); },
+      [&](const BlockPartition& part) { work(ctx, part); });
 }
 
 void AsyncParameterServer::serve(RankContext& ctx, const BlockPartition& part) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "algorithms/StepClock.hpp"
+
 namespace quorum {
 
 namespace {
@@ -13,6 +15,23 @@ constexpr Tag kReplyTag = tags::make(Channel::ParameterServer, 1);
 constexpr Tag kFinalTag = tags::make(Channel::ParameterServer, 2);
 
 }  // namespace
+
+void run_servers_and_workers(RankContext& ctx, int servers,
+                             const std::function<void(const BlockPartition&)>& serve,
+                             const std::function<void(const BlockPartition&)>& work) {
+  if (ctx.run.world_size == 1) {
+    StepClock clock(ctx);
+    for (std::int64_t step = 0; step < ctx.run.iterations; ++step) {
+      clock.begin(step);
+      clock.compute([&] { ctx.trainer.local_step(step); });
+      clock.end();
+    }
+    return;
+  }
+  const BlockPartition part{ctx.trainer.num_params(), ctx.run.model_bytes, servers};
+  if (ctx.comm.rank() < servers) serve(part);
+  else work(part);
+}
 
 ShardServeStats serve_shard(RankContext& ctx, const BlockPartition& part, const ShardPushHandler& handle,
                             const std::string& staleness_metric) {

@@ -22,6 +22,12 @@
 
 namespace quorum {
 
+// A sharded-server algorithm's run: on one rank there is no one to serve, and the rank trains alone (plain SGD);
+// otherwise ranks below `servers` run `serve` and the others `work`, both on the model cut into `servers` blocks.
+void run_servers_and_workers(RankContext& ctx, int servers,
+                             const std::function<void(const BlockPartition&)>& serve,
+                             const std::function<void(const BlockPartition&)>& work);
+
 // A push, as the server's handler sees it: the worker's values for this shard and the worker's local step.
 struct ShardPush {
   int worker = -1;

@@ -125,9 +125,11 @@ TEST(Calibration, AlphaBetaFitRecoversLatencyAndBandwidthFromNoisyTimings) {
   EXPECT_LT(std::abs(fit.latency_s), 200e-6);
 }
 
-TEST(Calibration, QuickCalibrationMeasuresEveryFigure) {
+namespace {
+
+// Few sizes and repetitions, a tiny proxy: a calibration of a few seconds.
+calibration::CalibrationOptions quick_calibration() {
   calibration::CalibrationOptions o;
-  o.native_sizes = {4096, 65536};
   o.reduce_bytes = 1 << 20;
   o.sizes = {65536, 1 << 20};
   o.latency_round_trips = 20;
@@ -140,6 +142,14 @@ TEST(Calibration, QuickCalibrationMeasuresEveryFigure) {
   proxy.hyperplane.train_size = 1024;
   proxy.hyperplane.test_size = 128;
   o.proxy = proxy;
+  return o;
+}
+
+}  // namespace
+
+TEST(Calibration, QuickCalibrationMeasuresEveryFigure) {
+  calibration::CalibrationOptions o = quick_calibration();
+  o.native_sizes = {4096, 65536};
   const auto j = calibration::calibrate(o);
   if (testing::mpi_rank() != 0) return;
   EXPECT_GT(j["latency_s"].get<double>(), 0);
@@ -184,21 +194,9 @@ TEST(Calibration, QuickCalibrationMeasuresEveryFigure) {
 TEST(Calibration, BlocksOfRanksAsNodesGiveAPlatformOfSeveralNodes) {
   // On one machine the "nodes" share everything, so only the path is checked: an inter-node pair and the adapters
   // are measured, and the file gives a localhost platform of two nodes that a scenario can scale to four.
-  calibration::CalibrationOptions o;
+  calibration::CalibrationOptions o = quick_calibration();
   o.ranks_per_node = testing::mpi_size() / 2;
   o.native_sizes = {4096};
-  o.reduce_bytes = 1 << 20;
-  o.sizes = {65536, 1 << 20};
-  o.latency_round_trips = 20;
-  o.seconds_per_size = 0.01;
-  o.proxy_steps = 3;
-  MathConfig proxy;
-  proxy.model = "hyperplane";
-  proxy.batch = 32;
-  proxy.hyperplane.dim = 64;
-  proxy.hyperplane.train_size = 1024;
-  proxy.hyperplane.test_size = 128;
-  o.proxy = proxy;
   const auto j = calibration::calibrate(o);
   if (testing::mpi_rank() != 0) return;
   EXPECT_EQ(j["ranks_per_node"].get<int>(), o.ranks_per_node);
