@@ -52,18 +52,8 @@ AlgorithmInfo AsyncParameterServer::info() {
       "gradients and pull the model";
   info.params = {{"servers", ParamType::Int, ParamValue{std::int64_t{1}},
                   "server ranks (0..servers-1), each holding one shard of the model; they do not train", {}, 1.0}};
-  info.validate = [](const AlgorithmParams& p, int world_size) -> std::string {
-    if (world_size > 1 && p.get_int("servers") >= world_size)
-      return "servers: " + std::to_string(p.get_int("servers")) + " server ranks leave no worker among " +
-             std::to_string(world_size) + " ranks; use at most " + std::to_string(world_size - 1);
-    return {};
-  };
-  info.service_ranks = [](const AlgorithmParams& p, int world_size) {
-    std::vector<int> servers;
-    if (world_size > 1)
-      for (int r = 0; r < p.get_int("servers"); ++r) servers.push_back(r);
-    return servers;
-  };
+  info.validate = check_servers;
+  info.service_ranks = server_ranks;
   info.make = [](const AlgorithmParams& p, int) {
     return std::make_unique<AsyncParameterServer>(static_cast<int>(p.get_int("servers")));
   };

@@ -94,21 +94,14 @@ AlgorithmInfo Eamsgd::info() {
     if (!p.has("moving_rate")) p.set("moving_rate", kBeta / worker_count(p, world_size));
   };
   info.validate = [](const AlgorithmParams& p, int world_size) -> std::string {
-    if (world_size > 1 && p.get_int("servers") >= world_size)
-      return "servers: " + std::to_string(p.get_int("servers")) + " server ranks leave no worker among " +
-             std::to_string(world_size) + " ranks; use at most " + std::to_string(world_size - 1);
+    if (std::string servers = check_servers(p, world_size); !servers.empty()) return servers;
     const double alpha = p.get_double("moving_rate");
     if (!(alpha > 0.0 && alpha <= 1.0))
       return "moving_rate: " + std::to_string(alpha) +
              " is outside (0, 1] (0 never moves, above 1 overshoots the centre)";
     return {};
   };
-  info.service_ranks = [](const AlgorithmParams& p, int world_size) {
-    std::vector<int> servers;
-    if (world_size > 1)
-      for (int r = 0; r < p.get_int("servers"); ++r) servers.push_back(r);
-    return servers;
-  };
+  info.service_ranks = server_ranks;
   info.make = [](const AlgorithmParams& p, int) {
     return std::make_unique<Eamsgd>(static_cast<int>(p.get_int("servers")), p.get_int("tau"),
                                     p.get_double("moving_rate"));

@@ -33,6 +33,20 @@ void run_servers_and_workers(RankContext& ctx, int servers,
   else work(part);
 }
 
+std::string check_servers(const AlgorithmParams& p, int world_size) {
+  if (world_size > 1 && p.get_int("servers") >= world_size)
+    return "servers: " + std::to_string(p.get_int("servers")) + " server ranks leave no worker among " +
+           std::to_string(world_size) + " ranks; use at most " + std::to_string(world_size - 1);
+  return {};
+}
+
+std::vector<int> server_ranks(const AlgorithmParams& p, int world_size) {
+  std::vector<int> servers;
+  if (world_size > 1)
+    for (int r = 0; r < p.get_int("servers"); ++r) servers.push_back(r);
+  return servers;
+}
+
 ShardServeStats serve_shard(RankContext& ctx, const BlockPartition& part, const ShardPushHandler& handle,
                             const std::string& staleness_metric) {
   Comm& comm = ctx.comm;

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/AlgorithmParams.hpp"
 #include "algorithms/RankContext.hpp"
 #include "algorithms/collectives/Partition.hpp"
 #include "algorithms/comm/Tag.hpp"
@@ -27,6 +28,11 @@ namespace quorum {
 void run_servers_and_workers(RankContext& ctx, int servers,
                              const std::function<void(const BlockPartition&)>& serve,
                              const std::function<void(const BlockPartition&)>& work);
+
+// The `servers` parameter of such an algorithm: an error message if it leaves no worker (empty if fine), and the
+// server ranks (AlgorithmInfo::validate and ::service_ranks).
+std::string check_servers(const AlgorithmParams& params, int world_size);
+std::vector<int> server_ranks(const AlgorithmParams& params, int world_size);
 
 // A push, as the server's handler sees it: the worker's values for this shard and the worker's local step.
 struct ShardPush {
