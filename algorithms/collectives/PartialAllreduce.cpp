@@ -6,6 +6,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "algorithms/NamedEnum.hpp"
 #include "algorithms/collectives/ActivationTree.hpp"
 #include "kernels/optim/VectorOps.hpp"
 #include "kernels/random/SeedStream.hpp"
@@ -383,12 +384,7 @@ std::vector<float> PartialAllreduce::send_buffer() const {
 const char* to_string(LateResultPolicy p) { return p == LateResultPolicy::Newest ? "newest" : "own_version"; }
 
 bool parse_late_result(const std::string& text, LateResultPolicy& out) {
-  for (auto p : {LateResultPolicy::OwnVersion, LateResultPolicy::Newest})
-    if (text == to_string(p)) {
-      out = p;
-      return true;
-    }
-  return false;
+  return parse_named(text, {LateResultPolicy::OwnVersion, LateResultPolicy::Newest}, out);
 }
 
 int PartialAllreduce::majority_initiator(std::uint64_t seed, std::int64_t version, int world_size) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "algorithms/NamedEnum.hpp"
 #include "algorithms/collectives/Partition.hpp"
 #include "algorithms/collectives/PowerOfTwoFold.hpp"
 #include "kernels/optim/VectorOps.hpp"
@@ -14,12 +15,7 @@ const char* to_string(PartialSchedule s) {
 }
 
 bool parse_partial_schedule(const std::string& text, PartialSchedule& out) {
-  for (auto s : {PartialSchedule::RecursiveDoubling, PartialSchedule::Rabenseifner})
-    if (text == to_string(s)) {
-      out = s;
-      return true;
-    }
-  return false;
+  return parse_named(text, {PartialSchedule::RecursiveDoubling, PartialSchedule::Rabenseifner}, out);
 }
 
 FreshRanks::FreshRanks(int world_size) : words_(static_cast<std::size_t>((world_size + 63) / 64), 0) {}

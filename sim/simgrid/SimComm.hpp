@@ -46,9 +46,9 @@ class SimComm final : public Comm, private NativeCollectives {
   // The platform's measured MPI_Allreduce, for SyncAllreduce; its blocking counts as this agent's wait.
   bool allreduce_sum(std::vector<float>& data, const Group& group, double logical_bytes, Channel channel) override;
 
-  // Spends `seconds` of work that keeps `cores_busy` of this rank's cores busy alone (at most its share: see
-  // SimComm.cpp): a sleep when every rank has a core of its own, else executions on the shared cores.
-  void work(double seconds, double cores_busy = 1);
+  // Spends `seconds` of calibrated CPU work, measured with `core_share` of a core per rank: a sleep when every rank
+  // has a core of its own, else seconds x core_share core-seconds on the node's shared cores.
+  void work(double seconds, double core_share = 1);
   void check_peer(int peer, const char* what) const;
   SimWorld& world_;
   int rank_;
