@@ -111,6 +111,11 @@ ExportedCluster generic(const GenericConfig& c) {
 // A star of split-duplex links of the measured bandwidth and half the latency, and the shared memory-system link as a
 // backbone every transfer crosses once (Localhost.cpp).
 ExportedCluster localhost(const LocalhostConfig& c) {
+  if (localhost_nodes(c) > 1)
+    throw PlatformXmlError("platform.ranks_per_node: a localhost of several nodes (" +
+                           std::to_string(localhost_nodes(c)) + " nodes of " + std::to_string(c.ranks_per_node) +
+                           " ranks, joined through their adapters) is not one cluster and cannot be exported as one; "
+                           "export one node (platform.nodes at most ranks_per_node)");
   if (!c.native_allreduce.empty())
     throw PlatformXmlError("platform.native_allreduce: the localhost platform's measured MPI_Allreduce table is "
                            "charged by quorum's simulator, not by the network, and a SimGrid platform file cannot "

@@ -242,6 +242,11 @@ TEST(PlatformXml, PlatformsItCannotDescribeAreErrorsThatSayWhy) {
   LocalhostConfig reduce;
   reduce.reduce_Bps = 1e9;
   EXPECT_NE(message(reduce).find("platform.reduce_Bps"), std::string::npos);
+  LocalhostConfig nodes;
+  nodes.ranks = 8;
+  nodes.ranks_per_node = 4;
+  nodes.adapter_bandwidth_Bps = 1e9;
+  EXPECT_NE(message(nodes).find("platform.ranks_per_node"), std::string::npos);
   XmlConfig xml;
   xml.file = "machine.xml";
   EXPECT_NE(message(xml).find("already a SimGrid platform file"), std::string::npos);
