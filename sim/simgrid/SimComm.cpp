@@ -235,8 +235,8 @@ std::size_t SimComm::do_wait_any(std::span<const RequestPtr> requests) {
 }
 
 double SimComm::do_compute(std::int64_t step, const std::function<void()>& math) {
+  if (SlowLinks* slow = world_.slow_links()) slow->enter_step(rank_, step);  // a redrawn slow link changes here
   // The real math costs wall time only. With a pool it runs while this rank sleeps; the rank is back when it wakes.
-  if (SlowLinks* slow = world_.slow_links()) slow->enter_step(rank_, step);
   RankMathPool* pool = world_.math_pool().get();
   if (math && pool == nullptr) math();
   if (math && pool != nullptr) pool->submit(rank_, math);
