@@ -285,7 +285,7 @@ bool SimComm::allreduce_sum(std::vector<float>& data, const Group& group, double
   const double t0 = now();
   // A slow link of this rank: the library's allreduce moves its share through that link more slowly, holding the
   // group back; the rank arrives that much later (SlowLinkCost.hpp).
-  if (SlowLinks* slow = world_.slow_links())
+  if (SlowLinks* slow = world_.slow_links(); slow != nullptr && slow->factor(rank_) > 1)
     if (const double extra = slow_link_allreduce_extra_s(slow->factor(rank_), group.size(), logical_bytes,
                                                          slow->own_bandwidth_Bps(rank_));
         extra > 0)
