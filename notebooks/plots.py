@@ -227,11 +227,14 @@ def describe_imbalance(imbalance):
     if kind == "random_delay":
         n = imbalance["ranks"]
         return f"{n} random rank{'s' if n != 1 else ''} +{_ms(imbalance['delay_s'])} per step"
-    if kind == "slow_worker":
+    if kind in ("slow_worker", "slow_link"):
         ranks = imbalance.get("ranks")
         who = f"ranks {ranks}" if isinstance(ranks, list) else f"{ranks} rank{'s' if ranks != 1 else ''}"
+        if kind == "slow_link":
+            who = f"the links of {who}"
         redraw = imbalance.get("redraw_every", 0)
-        return f"{who} {imbalance['factor']}x slower" + (f", redrawn every {redraw} steps" if redraw else "")
+        return (f"{who} {imbalance['factor']}x slower"
+                + (f", redrawn every {redraw} steps" if redraw else ""))
     if kind == "linear_skew":
         return f"rank r delayed r x {_ms(imbalance['step_s'])}"
     if kind == "shifted_skew":

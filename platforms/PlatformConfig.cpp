@@ -22,6 +22,17 @@ int ranks_per_node(const PlatformConfig& config) {
   return 1;
 }
 
+double rank_link_bandwidth_Bps(const PlatformConfig& config) {
+  struct Visitor {
+    double operator()(const PizDaintConfig& c) const { return c.link_bandwidth_Bps; }
+    double operator()(const Maverick2Config& c) const { return c.pcie_bandwidth_Bps; }
+    double operator()(const LocalhostConfig& c) const { return c.bandwidth_Bps; }
+    double operator()(const GenericConfig& c) const { return c.bandwidth_Bps; }
+    double operator()(const XmlConfig&) const { return 0.0; }
+  };
+  return std::visit(Visitor{}, config);
+}
+
 std::vector<RankLevel> rank_levels(const PlatformConfig& config) {
   std::vector<RankLevel> levels = {{"node", ranks_per_node(config)}};
   auto dragonfly = [&levels](int nodes_per_router, int routers_per_chassis, int chassis_per_group) {

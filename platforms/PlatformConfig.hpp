@@ -125,6 +125,10 @@ struct RankLevel {
   std::string name;
   int ranks = 1;
 };
+// Bandwidth of the link that belongs to one rank alone (its node's on Piz Daint, its GPU's PCIe on Maverick2, its
+// calibrated link on localhost), which the slow_link imbalance slows; 0 where the model does not say (an XML file).
+double rank_link_bandwidth_Bps(const PlatformConfig& config);
+
 // The platform's levels, innermost first (imbalance.correlate): "node" everywhere (ranks_per_node); on the
 // dragonflies (piz_daint, generic dragonfly), whose ranks fill routers, chassis and groups in order, also "router",
 // "chassis" and "group" (Piz Daint: 4, 64 and 384 nodes).

@@ -24,6 +24,7 @@ class ComputeModel {
     return b + delay(rank, step, b);
   }
   const Distribution& compute() const { return compute_; }
+  const StragglerModel& stragglers() const { return stragglers_; }
 
  private:
   Distribution compute_;

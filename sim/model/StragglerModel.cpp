@@ -14,6 +14,8 @@ const std::vector<ImbalanceInfo>& imbalance_catalog() {
       {"random_delay", "k random ranks per step delayed by delay_s (WAGMA: 2 x 320 ms; eager-SGD: 4 x 460 ms)"},
       {"slow_worker", "some ranks compute factor x slower (factor_means: total_step, or added_sleep: 1 + factor x), "
                       "persistent or redrawn every k steps (Prague, AD-PSGD)"},
+      {"slow_link", "some ranks' network links carry data factor x slower (both directions), persistent or redrawn "
+                    "every k steps (AD-PSGD Fig. 16)"},
       {"linear_skew", "rank r delayed by r * step_s (eager-SGD microbenchmark)"},
       {"shifted_skew", "delays spread from min_s to max_s over the ranks, shifted by one rank every step"},
       {"distribution", "each rank and step delayed, with some probability, by a draw from a distribution"},
@@ -51,13 +53,17 @@ double StragglerModel::markov_delay(int rank, std::int64_t step, double base_s) 
   return extra;
 }
 
-bool StragglerModel::is_slow_worker(int rank, std::int64_t step) const {
+bool StragglerModel::is_chosen(int rank, std::int64_t step) const {
   if (!spec_.rank_list.empty())
     return std::find(spec_.rank_list.begin(), spec_.rank_list.end(), rank) != spec_.rank_list.end();
   const std::int64_t epoch = spec_.redraw_every > 0 ? step / spec_.redraw_every : 0;
   Rng rng(seed_, Stream::Straggler, static_cast<std::uint64_t>(epoch), 1);
   const auto slow = sample_distinct(rng, world_size_, spec_.ranks);
   return std::binary_search(slow.begin(), slow.end(), rank);
+}
+
+double StragglerModel::link_factor(int rank, std::int64_t step) const {
+  return spec_.kind == "slow_link" && is_chosen(rank, step) ? spec_.factor : 1.0;
 }
 
 double StragglerModel::delay(int rank, std::int64_t step, double base_s) const {
@@ -68,7 +74,8 @@ double StragglerModel::delay(int rank, std::int64_t step, double base_s) const {
     const auto delayed = sample_distinct(rng, world_size_, spec_.ranks);
     return std::binary_search(delayed.begin(), delayed.end(), rank) ? spec_.delay_s : 0.0;
   }
-  if (k == "slow_worker") return is_slow_worker(rank, step) ? base_s * (spec_.factor - 1.0) : 0.0;
+  if (k == "slow_worker") return is_chosen(rank, step) ? base_s * (spec_.factor - 1.0) : 0.0;
+  if (k == "slow_link") return 0.0;  // slows the rank's links, not its computation (link_factor)
   if (k == "linear_skew") return rank * spec_.step_s;
   if (k == "shifted_skew") {
     if (world_size_ <= 1) return spec_.min_s;
@@ -151,7 +158,7 @@ StragglerSpec parse_imbalance(Fields& f, int world_size, const std::vector<RankL
   if (s.kind == "random_delay") {
     s.ranks = static_cast<int>(f.integer("ranks", std::nullopt, 0, world_size));
     s.delay_s = f.number("delay_s", std::nullopt, 0.0);
-  } else if (s.kind == "slow_worker") {
+  } else if (s.kind == "slow_worker" || s.kind == "slow_link") {
     if (f.raw("ranks").is_array()) {
       for (auto r : f.integer_list("ranks", 0)) {
         if (r >= world_size)
@@ -162,7 +169,8 @@ StragglerSpec parse_imbalance(Fields& f, int world_size, const std::vector<RankL
     } else {
       s.ranks = static_cast<int>(f.integer("ranks", 1, 0, world_size));
     }
-    s.factor = parse_factor(f, std::nullopt);
+    // A link has no "added sleep" reading: factor is the slowdown of its transfers.
+    s.factor = s.kind == "slow_worker" ? parse_factor(f, std::nullopt) : f.number("factor", std::nullopt, 1.0);
     s.redraw_every = f.integer("redraw_every", 0, 0);
   } else if (s.kind == "linear_skew") {
     s.step_s = f.number("step_s", std::nullopt, 0.0);

@@ -11,6 +11,12 @@
 //                                              sleep of factor step times added (added_sleep: 1 + factor times as
 //                                              long, Prague sec. 7.4's wording); redraw_every 0 keeps them for the
 //                                              whole run, k > 0 draws new ones every k steps (Prague, AD-PSGD)
+//   slow_link     {ranks, factor, redraw_every} the network links of some ranks (chosen as slow_worker chooses) carry
+//                                              data factor times slower, in both directions; their computation is
+//                                              untouched. A backend reads link_factor (the simulator divides the
+//                                              bandwidth of the rank's own links, the MPI backend holds the rank's
+//                                              sends back by the extra transfer time); redrawn ranks change at the
+//                                              slow rank's own step boundaries (AD-PSGD sec. 5.4, Fig. 16)
 //   linear_skew   {step_s}                     rank r is delayed by r * step_s (eager-SGD microbenchmark)
 //   shifted_skew  {min_s, max_s}               delays spread evenly from min_s to max_s over the ranks, shifted
 //                                              by one rank every step
@@ -51,11 +57,12 @@ class Fields;
 
 struct StragglerSpec {
   std::string kind = "none";
-  int ranks = 0;                  // random_delay: delayed per step; slow_worker: how many (if no list)
-  std::vector<int> rank_list;     // slow_worker: explicit ranks
+  int ranks = 0;                  // random_delay: delayed per step; slow_worker, slow_link: how many (if no list)
+  std::vector<int> rank_list;     // slow_worker, slow_link: explicit ranks
   double delay_s = 0;             // random_delay; markov: added in slow episodes
-  double factor = 1;              // slow_worker; markov, in slow episodes: the step-time multiplier (factor_means applied)
-  std::int64_t redraw_every = 0;  // slow_worker
+  double factor = 1;              // slow_worker; markov, in slow episodes: the step-time multiplier (factor_means
+                                  // applied); slow_link: the slowdown of the links' transfers
+  std::int64_t redraw_every = 0;  // slow_worker, slow_link
   double step_s = 0;              // linear_skew
   double min_s = 0, max_s = 0;    // shifted_skew
   Distribution distribution;      // distribution; markov with episode_draw
@@ -71,10 +78,13 @@ class StragglerModel {
   StragglerModel(StragglerSpec spec, int world_size, std::uint64_t seed);
   // Extra seconds for rank at step, given its undisturbed compute time base_s.
   double delay(int rank, std::int64_t step, double base_s) const;
+  // How many times slower the rank's network links carry data at its step `step` (1: not slowed; slow_link only).
+  double link_factor(int rank, std::int64_t step) const;
+  bool slows_links() const { return spec_.kind == "slow_link"; }
   const StragglerSpec& spec() const { return spec_; }
 
  private:
-  bool is_slow_worker(int rank, std::int64_t step) const;
+  bool is_chosen(int rank, std::int64_t step) const;  // slow_worker, slow_link: one of the slow ranks at step
   double markov_delay(int rank, std::int64_t step, double base_s) const;
   StragglerSpec spec_;
   int world_size_;

@@ -54,6 +54,7 @@ double run_ranks(const PlatformConfig& platform, const ComputeModel& compute,
     sg4::Actor::create("rank-" + std::to_string(r), hosts[static_cast<std::size_t>(r)],
                        [&world, &program, &finished, r] {
                          try {
+                           if (SlowLinks* slow = world.slow_links()) slow->enter_step(r, 0);
                            SimComm comm(world, r);
                            program(comm);
                            finished[static_cast<std::size_t>(r)] = 1;

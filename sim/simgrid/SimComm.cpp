@@ -11,6 +11,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/model/SlowLinkCost.hpp"
+
 namespace quorum {
 
 namespace sg4 = simgrid::s4u;
@@ -233,6 +235,7 @@ std::size_t SimComm::do_wait_any(std::span<const RequestPtr> requests) {
 }
 
 double SimComm::do_compute(std::int64_t step, const std::function<void()>& math) {
+  if (SlowLinks* slow = world_.slow_links()) slow->enter_step(rank_, step);  // a redrawn slow link changes here
   // The real math costs wall time only. With a pool it runs while this rank sleeps; the rank is back when it wakes.
   RankMathPool* pool = world_.math_pool().get();
   if (math && pool == nullptr) math();
@@ -280,6 +283,13 @@ bool SimComm::allreduce_sum(std::vector<float>& data, const Group& group, double
   SimNativeAllreduce* impl = world_.native_allreduce();
   if (impl == nullptr) return false;
   const double t0 = now();
+  // A slow link of this rank: the library's allreduce moves its share through that link more slowly, holding the
+  // group back; the rank arrives that much later (SlowLinkCost.hpp).
+  if (SlowLinks* slow = world_.slow_links(); slow != nullptr && slow->factor(rank_) > 1)
+    if (const double extra = slow_link_allreduce_extra_s(slow->factor(rank_), group.size(), logical_bytes,
+                                                         slow->own_bandwidth_Bps(rank_));
+        extra > 0)
+      sleep_for(extra);
   const double seconds = impl->meet_and_sum(rank_, data, group, logical_bytes, channel);
   resumed();
   // The table timed the group alone: this node's members shared its cores among themselves only.

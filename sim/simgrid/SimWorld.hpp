@@ -15,6 +15,7 @@
 #include "sim/model/ComputeModel.hpp"
 #include "sim/simgrid/RankMathPool.hpp"
 #include "sim/simgrid/SimNativeAllreduce.hpp"
+#include "sim/simgrid/SlowLinks.hpp"
 
 namespace quorum {
 
@@ -30,6 +31,7 @@ class SimWorld {
       for (int node = 0; node * ranks_per_node_ < size(); ++node)
         shared_cores_.push_back(simgrid::s4u::Host::by_name(shared_cores_host(node)));
     }
+    if (compute_.stragglers().slows_links()) slow_links_ = std::make_unique<SlowLinks>(hosts_, compute_.stragglers());
   }
 
   int size() const { return static_cast<int>(hosts_.size()); }
@@ -50,6 +52,8 @@ class SimWorld {
   int ranks_per_node() const { return ranks_per_node_; }
   // The platform's measured native allreduce, or null (native allreduces then run as point-to-point algorithms).
   SimNativeAllreduce* native_allreduce() const { return native_.get(); }
+  // The slow_link imbalance's links, or null under any other imbalance.
+  SlowLinks* slow_links() const { return slow_links_.get(); }
 
   // One mailbox per (destination, source, tag); any-source tags use source -1. Matching per triple is then
   // SimGrid's FIFO matching, which is MPI's non-overtaking rule.
@@ -73,6 +77,7 @@ class SimWorld {
   int cores_ = 0;
   int ranks_per_node_ = 1;
   std::unique_ptr<SimNativeAllreduce> native_;
+  std::unique_ptr<SlowLinks> slow_links_;
   std::unordered_map<std::uint64_t, simgrid::s4u::Mailbox*> mailboxes_;
   std::shared_ptr<RankMathPool> math_pool_;
 };

@@ -296,6 +296,50 @@ TEST(PointToPoint, WaitAnyOverMixedSendsAndReceivesReturnsEachOnce) {
   }
 }
 
+TEST(PointToPoint, ASlowLinkHoldsBackExactlyTheSendsThatCrossIt) {
+  // Rank 1's link is 11x slower in a model where a rank's link carries 100 MB/s: a 0.5 MB message through it leaves
+  // 10 x 5 ms = 50 ms late. The sender is not blocked meanwhile, and a message sent after a held one to the same
+  // destination waits behind it.
+  testing::MpiHarnessOptions o;
+  o.imbalance.kind = "slow_link";
+  o.imbalance.rank_list = {1};
+  o.imbalance.factor = 11;
+  o.slow_link_Bps = 1e8;
+  const double bytes = 5e5, hold = 0.05;
+  const auto r = run_on_ranks(
+      [bytes](Comm& comm) {
+        const int right = (comm.rank() + 1) % comm.size(), left = (comm.rank() + comm.size() - 1) % comm.size();
+        RequestPtr first = comm.irecv(left, kLate), second = comm.irecv(left, kLate);
+        const double t0 = comm.now();
+        RequestPtr a = comm.isend(right, kLate, make_payload(comm.rank(), 0, 10, 0), bytes);
+        RequestPtr b = comm.isend(right, kLate, make_payload(comm.rank(), 1, 0, 1), 0);  // tiny, but queued
+        const double posted = comm.now() - t0;
+        comm.wait(a);
+        const double a_done = comm.now() - t0;
+        comm.wait(b);
+        const double b_done = comm.now() - t0;
+        comm.wait(first);
+        comm.wait(second);
+        const bool in_order = payload_matches(comm.take(first).payload, left, 0, 10, 0) &&
+                              payload_matches(comm.take(second).payload, left, 1, 0, 1);
+        return nlohmann::json{{"posted", posted}, {"a", a_done}, {"b", b_done}, {"in_order", in_order}};
+      },
+      o);
+  ASSERT_TRUE(r.ok) << r.error;
+  for (int rank = 0; rank < 4; ++rank) {
+    const auto& j = r.per_rank[static_cast<std::size_t>(rank)];
+    const bool crosses = rank == 0 || rank == 1;  // 0 -> 1 and 1 -> 2 cross rank 1's link; 2 -> 3 and 3 -> 0 do not
+    EXPECT_LT(j["posted"].get<double>(), 0.02) << "rank " << rank << ": isend must not block";
+    if (crosses) {
+      EXPECT_GE(j["a"].get<double>(), hold) << "rank " << rank;
+      EXPECT_GE(j["b"].get<double>(), j["a"].get<double>()) << "rank " << rank;
+    } else {
+      EXPECT_LT(j["a"].get<double>(), hold) << "rank " << rank;
+    }
+    EXPECT_TRUE(j["in_order"].get<bool>()) << "rank " << rank;
+  }
+}
+
 TEST(Compute, EmulatedStepsTakeAtLeastTheModelledTimeAndRunTheMath) {
   testing::MpiHarnessOptions o;
   o.compute_s = 0.01;

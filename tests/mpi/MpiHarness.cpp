@@ -55,6 +55,7 @@ MpiHarnessResult run_on_ranks(const std::function<nlohmann::json(Comm&)>& progra
   if (const char* progress = std::getenv("QUORUM_TEST_MPI_PROGRESS")) settings.progress = progress;
   mpi::RankRuntime runtime(world, ComputeModel(compute, StragglerModel(o.imbalance, world.size(), o.seed), o.seed),
                            settings);
+  runtime.set_slow_link_bandwidth(o.slow_link_Bps);
   if (settings.native_allreduce)
     runtime.set_native(
         std::make_unique<mpi::MpiAllreduce>(world.collectives(), settings.pad_to_logical(), o.cache_capacity));

@@ -18,6 +18,7 @@ namespace quorum::testing {
 struct MpiHarnessOptions {
   double compute_s = 0;       // constant modelled step time
   StragglerSpec imbalance{};  // on top of it
+  double slow_link_Bps = 0;   // slow_link: the bandwidth of a rank's link in the model (RankRuntime)
   std::uint64_t seed = 1;
   MpiSettings settings{};     // emulate, logical sizes, native allreduce on
   std::size_t cache_capacity = 64;  // of the native allreduce's group communicators

@@ -91,14 +91,16 @@ double MpiComm::wire_bytes(double logical_bytes) const {
 
 RequestPtr MpiComm::isend(int dst, Tag tag, Payload payload, double logical_bytes) {
   check_peer(dst, "isend");
-  auto op = runtime_.engine()->send(dst, tag, std::move(payload), wire_bytes(logical_bytes));
+  auto op = runtime_.engine()->send(dst, tag, std::move(payload), wire_bytes(logical_bytes),
+                                    runtime_.send_hold_s(dst, logical_bytes));
   return std::make_shared<MpiRequest>(std::move(op), runtime_.engine());
 }
 
 void MpiComm::post(int dst, Tag tag, Payload payload, double logical_bytes) {
   check_peer(dst, "post");
   // The engine keeps the operation until MPI completes it; nobody waits for it.
-  runtime_.engine()->send(dst, tag, std::move(payload), wire_bytes(logical_bytes));
+  runtime_.engine()->send(dst, tag, std::move(payload), wire_bytes(logical_bytes),
+                          runtime_.send_hold_s(dst, logical_bytes));
 }
 
 RequestPtr MpiComm::irecv(int src, Tag tag) {
@@ -186,6 +188,13 @@ NativeCollectives* MpiComm::native() { return runtime_.native() ? this : nullptr
 bool MpiComm::allreduce_sum(std::vector<float>& data, const Group& group, double logical_bytes, Channel channel) {
   NativeAllreduce* impl = runtime_.native();
   if (impl == nullptr) return false;
+  // This rank's slow link holds the library's allreduce back; it arrives that much later (SlowLinkCost.hpp).
+  if (const double hold = runtime_.native_allreduce_hold_s(group.size(), logical_bytes); hold > 0) {
+    RankRuntime::WaitScope waiting(runtime_, agent_ == "main");
+    const double t0 = now();
+    runtime_.sleep_until(t0 + hold);
+    account_blocked(t0);
+  }
   impl->allreduce_sum(*this, data, group, logical_bytes, channel);
   return true;
 }

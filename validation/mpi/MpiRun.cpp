@@ -122,10 +122,16 @@ MpiRunOutput run_scenario_mpi(const Scenario& scenario, const std::string& out_d
                                                             : probe.reason) +
                                             "; use \"cpu\"");
   }
+  const double slow_link_Bps = rank_link_bandwidth_Bps(scenario.platform);
+  if (scenario.imbalance.kind == "slow_link" && slow_link_Bps <= 0)
+    throw ScenarioError("imbalance.kind", "slow_link on the MPI backend holds sends back by the modelled extra "
+                                          "transfer time, which needs the bandwidth of a rank's link: an xml platform "
+                                          "does not give it (use localhost, generic, piz_daint or maverick2)");
   install_fatal_signal_reporting(world_rank);
 
   MpiWorld world;
   RankRuntime runtime(world, scenario.compute_model(), scenario.mpi);
+  runtime.set_slow_link_bandwidth(slow_link_Bps);
   const int rank = runtime.rank();
   WatchdogOptions wd;
   wd.timeout_s = scenario.mpi.timeout_s;

@@ -98,16 +98,14 @@ std::shared_ptr<std::byte[]> ProgressEngine::scratch_locked(std::size_t bytes) {
   return scratch_;
 }
 
-OperationPtr ProgressEngine::send(int dst, std::int32_t tag, Payload payload, double pad_to_bytes) {
+OperationPtr ProgressEngine::send(int dst, std::int32_t tag, Payload payload, double pad_to_bytes, double hold_s) {
   auto op = std::make_shared<Operation>(Operation::Kind::Send);
   op->peer = dst;
   op->tag = tag;
   op->message.tag = tag;
   op->message.payload = std::move(payload);
   const auto& p = op->message.payload;
-  const std::size_t value_bytes = p.values.size() * sizeof(float);
-  const std::size_t int_bytes = p.ints.size() * sizeof(std::int64_t);
-  const std::size_t payload_bytes = value_bytes + int_bytes;
+  const std::size_t payload_bytes = p.values.size() * sizeof(float) + p.ints.size() * sizeof(std::int64_t);
   std::size_t padding = 0;
   if (pad_to_bytes > static_cast<double>(payload_bytes + kHeaderFixedBytes))
     padding = static_cast<std::size_t>(std::llround(pad_to_bytes)) - payload_bytes;
@@ -115,11 +113,41 @@ OperationPtr ProgressEngine::send(int dst, std::int32_t tag, Payload payload, do
   h.values = static_cast<std::int64_t>(p.values.size());
   h.ints = static_cast<std::int64_t>(p.ints.size());
   h.padding = static_cast<std::int64_t>(padding);
-  // Inline, the padding is the header's own zeros after the payload.
-  const bool inline_payload = payload_bytes + padding <= WireHeader::kInlineBytes;
 
   std::lock_guard lock(mutex_);
   if (stopping_ || stopped_) throw std::logic_error("send after the rank's run ended");
+  // A held send waits behind the held sends before it to the same destination (the slow link is one queue), and
+  // so does an unheld one while any is held: messages to a destination leave in the order they were sent.
+  const auto now = std::chrono::steady_clock::now();
+  auto& queue_end = held_until_[dst];
+  if (hold_s > 0 || queue_end > now) {
+    const auto release = std::max(now, queue_end) +
+                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                             std::chrono::duration<double>(std::max(hold_s, 0.0)));
+    queue_end = release;
+    Operation* held = op.get();
+    op->poll = [this, held, release] {
+      if (std::chrono::steady_clock::now() < release) return false;
+      issue_send_locked(*held);
+      return true;
+    };
+  } else {
+    issue_send_locked(*op);
+  }
+  ++stats_.sends;
+  add_locked(op);
+  return op;
+}
+
+void ProgressEngine::issue_send_locked(Operation& op) {
+  WireHeader& h = op.header;
+  const auto& p = op.message.payload;
+  const std::size_t value_bytes = p.values.size() * sizeof(float);
+  const std::size_t int_bytes = p.ints.size() * sizeof(std::int64_t);
+  const std::size_t payload_bytes = value_bytes + int_bytes;
+  const auto padding = static_cast<std::size_t>(h.padding);
+  // Inline, the padding is the header's own zeros after the payload.
+  const bool inline_payload = payload_bytes + padding <= WireHeader::kInlineBytes;
   std::size_t header_bytes = kHeaderFixedBytes;
   if (inline_payload) {
     if (value_bytes) std::memcpy(h.inline_bytes, p.values.data(), value_bytes);
@@ -130,28 +158,25 @@ OperationPtr ProgressEngine::send(int dst, std::int32_t tag, Payload payload, do
     h.data_tag = next_data_tag_;
     next_data_tag_ = next_data_tag_ >= tag_ub_ ? 0 : next_data_tag_ + 1;
   }
-  check(MPI_Isend(&h, static_cast<int>(header_bytes), MPI_BYTE, dst, tag, messages_, &op->header_request),
+  check(MPI_Isend(&h, static_cast<int>(header_bytes), MPI_BYTE, op.peer, op.tag, messages_, &op.header_request),
         "MPI_Isend (message header)");
   stats_.bytes_sent += static_cast<double>(header_bytes);
   if (!inline_payload) {
     std::shared_ptr<std::vector<std::byte>> zeros;
     if (padding) zeros = zeros_locked(padding);
-    const Block parts[3] = {{op->message.payload.values.data(), value_bytes},
-                            {op->message.payload.ints.data(), int_bytes},
+    const Block parts[3] = {{op.message.payload.values.data(), value_bytes},
+                            {op.message.payload.ints.data(), int_bytes},
                             {zeros ? zeros->data() : nullptr, padding}};
     for (std::size_t k = 0; k < 3; ++k) {
       if (parts[k].bytes == 0) continue;
-      check(MPI_Isend(parts[k].address, block_count(parts[k]), MPI_BYTE, dst, h.data_tag, data_,
-                      &op->data_requests[k]),
+      check(MPI_Isend(parts[k].address, block_count(parts[k]), MPI_BYTE, op.peer, h.data_tag, data_,
+                      &op.data_requests[k]),
             "MPI_Isend (message data)");
     }
-    op->keep_alive = zeros;
+    op.keep_alive = zeros;
     ++stats_.data_messages;
     stats_.bytes_sent += static_cast<double>(payload_bytes + padding);
   }
-  ++stats_.sends;
-  add_locked(op);
-  return op;
 }
 
 OperationPtr ProgressEngine::receive(int src, std::int32_t tag) {
@@ -227,7 +252,7 @@ bool ProgressEngine::progress_locked() {
       requests_.push_back(op->collective_request);
       owners_.push_back({op.get(), 2, 0});
     }
-    if (op->kind == Operation::Kind::Custom && op->poll) {
+    if (op->poll) {  // a Custom operation, or a held send (issued when its time comes)
       try {
         if (op->poll()) {
           op->poll = nullptr;
@@ -457,6 +482,12 @@ void ProgressEngine::shutdown() {
         ++stats_.leftover_receives;
         op->complete = op->cancelled = true;
         if (op->header_request != MPI_REQUEST_NULL) MPI_Cancel(&op->header_request);
+      }
+    // Sends still held for a slow link leave now: nobody will drive them once the engine stops.
+    for (const auto& op : active_)
+      if (op->kind == Operation::Kind::Send && op->poll) {
+        op->poll = nullptr;
+        issue_send_locked(*op);
       }
     stopping_ = true;
     work_.notify_all();

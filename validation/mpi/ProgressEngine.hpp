@@ -25,10 +25,12 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -76,7 +78,9 @@ class Operation {
   // The data message's parts (values, ints, padding), each sent as its own contiguous message (see above).
   std::array<MPI_Request, 3> data_requests{MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   MPI_Request collective_request = MPI_REQUEST_NULL;
-  std::function<bool()> poll;  // Custom: true once complete (e.g. a CUDA stream has drained)
+  // Custom: true once complete (e.g. a CUDA stream has drained). A held send: issues it once its time has come and
+  // returns true (its MPI requests then complete it).
+  std::function<bool()> poll;
   bool busy = false;           // poll without pausing while this is pending
   std::shared_ptr<void> keep_alive;  // buffers MPI may still touch (padding, scratch)
 };
@@ -111,7 +115,9 @@ class ProgressEngine {
   ProgressEngine& operator=(const ProgressEngine&) = delete;
 
   // pad_to_bytes: if larger than the payload, the message is padded with zeros to that many bytes on the wire.
-  OperationPtr send(int dst, std::int32_t tag, Payload payload, double pad_to_bytes);
+  // hold_s: the message leaves that much later (a slow link's extra transfer time, RankRuntime::send_hold_s), behind
+  // the messages held before it for the same destination; the caller is not blocked.
+  OperationPtr send(int dst, std::int32_t tag, Payload payload, double pad_to_bytes, double hold_s = 0);
   OperationPtr receive(int src, std::int32_t tag);  // src may be MPI_ANY_SOURCE
   // Completes when the (already started) non-blocking MPI request does, e.g. an MPI_Iallreduce. busy: poll without
   // pausing while it is pending (for a collective whose members have all arrived: its internal rounds advance only
@@ -139,6 +145,7 @@ class ProgressEngine {
  private:
   void loop();
   bool progress_locked();  // one round of polling; true if anything completed
+  void issue_send_locked(Operation& op);  // the send's MPI_Isend calls
   void start_data_receive(Operation& op, int source);
   void finish_locked(Operation& op);
   void add_locked(OperationPtr op);
@@ -163,6 +170,7 @@ class ProgressEngine {
   int busy_ = 0;  // pending operations that want polling without pauses
   bool stopping_ = false, stopped_ = false;
   std::int32_t next_data_tag_ = 0;
+  std::map<int, std::chrono::steady_clock::time_point> held_until_;  // by destination: when its last held send leaves
   std::shared_ptr<std::vector<std::byte>> zeros_;
   std::shared_ptr<std::byte[]> scratch_;
   std::size_t scratch_size_ = 0;

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "sim/model/SlowLinkCost.hpp"
 #include "validation/mpi/FatalSignals.hpp"
 #include "validation/mpi/MpiEnvironment.hpp"
 #include "validation/mpi/MpiError.hpp"
@@ -136,6 +137,22 @@ double RankRuntime::compute(std::int64_t step, const std::function<void()>& math
     stats_.overrun_s += overrun;
   }
   return end - t0;
+}
+
+double RankRuntime::send_hold_s(int dst, double bytes) const {
+  const StragglerModel& model = compute_.stragglers();
+  if (!model.slows_links()) return 0.0;
+  // Before its first step a rank reads step 0, as the simulator sets the links before any transfer.
+  const std::int64_t step = std::max<std::int64_t>(current_step_.load(), 0);
+  const double factor = std::max(model.link_factor(rank(), step), model.link_factor(dst, step));
+  return slow_link_extra_s(factor, bytes, slow_link_Bps_);
+}
+
+double RankRuntime::native_allreduce_hold_s(int group, double bytes) const {
+  const StragglerModel& model = compute_.stragglers();
+  if (!model.slows_links()) return 0.0;
+  const std::int64_t step = std::max<std::int64_t>(current_step_.load(), 0);
+  return slow_link_allreduce_extra_s(model.link_factor(rank(), step), group, bytes, slow_link_Bps_);
 }
 
 ComputeStats RankRuntime::compute_stats() const {

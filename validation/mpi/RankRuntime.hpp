@@ -61,6 +61,15 @@ class RankRuntime {
                  const std::function<void(std::size_t)>& after_part = {});
   ComputeStats compute_stats() const;
 
+  // The slow_link imbalance on MPI: the bandwidth of a rank's own link in the scenario's platform model
+  // (rank_link_bandwidth_Bps), which the extra transfer times below are computed with.
+  void set_slow_link_bandwidth(double link_Bps) { slow_link_Bps_ = link_Bps; }
+  // How long a send of `bytes` to dst is held back: the extra transfer time of the slower of this rank's and dst's
+  // links, their factors read at this rank's current step (SlowLinkCost.hpp). 0 without slow_link.
+  double send_hold_s(int dst, double bytes) const;
+  // How much later this rank enters a native allreduce of `group` members because its own link is slow.
+  double native_allreduce_hold_s(int group, double bytes) const;
+
   // Progress, as the watchdog reports it.
   enum class Activity { Running = 0, Computing = 1, Waiting = 2 };
   // What the main agent is doing: its own code, compute(), or blocked waiting for communication.
@@ -101,6 +110,7 @@ class RankRuntime {
   ProgressEngine::WaitMode wait_mode_;
   std::shared_ptr<ProgressEngine> engine_;
   std::unique_ptr<NativeAllreduce> native_;
+  double slow_link_Bps_ = 0;
   double start_wtime_ = 0;
   void set_activity(Activity a);
   std::atomic<int> activity_{0};
