@@ -11,6 +11,7 @@ namespace quorum {
 double SimComm::do_compute_in_parts(std::int64_t step, const std::function<void()>& math,
                                     std::span<const double> fractions,
                                     const std::function<void(std::size_t)>& after_part) {
+  if (SlowLinks* slow = world_.slow_links()) slow->enter_step(rank_, step);  // as do_compute: a redrawn slow link
   // As do_compute: the math costs wall time only; with a pool it runs during the first sleep and resumed() awaits
   // it, so it is done before the first continuation reads its result.
   RankMathPool* pool = world_.math_pool().get();
