@@ -2,7 +2,10 @@
 // the same models as without overlap, bad parameters, and the buckets on the time-line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
+#include <vector>
 
 #include "tests/support/Cli.hpp"
 #include "tests/support/Files.hpp"
@@ -124,9 +127,23 @@ TEST(AllreduceOverlap, TimelineShowsEveryBucketsAllreduce) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto trace = testing::read_json(out + "/trace.json");
   int buckets = 0;
-  for (const auto& e : trace["traceEvents"])
-    if (e["ph"] == "X" && e["name"].get<std::string>().rfind("allreduce bucket", 0) == 0) ++buckets;
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> rows;  // (pid, tid) -> slices
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    const double ts = e["ts"].get<double>();
+    rows[{e["pid"].get<int>(), e["tid"].get<int>()}].emplace_back(ts, ts + e["dur"].get<double>());
+    if (e["name"].get<std::string>().rfind("allreduce bucket", 0) == 0) {
+      ++buckets;
+      EXPECT_EQ(e["tid"].get<int>(), 100);  // the rank's first agent's compute / comm row
+    }
+  }
   EXPECT_EQ(buckets, 4 * 3 * 4);  // 4 ranks x 3 steps x ResNet-50's 4 buckets of 25 MiB
+  // Buckets follow each other on their row (10 ns of slack: the trace rounds ts and dur separately).
+  for (auto& [row, slices] : rows) {
+    std::sort(slices.begin(), slices.end());
+    for (std::size_t i = 1; i < slices.size(); ++i)
+      EXPECT_GE(slices[i].first + 1e-2, slices[i - 1].second) << "overlapping slices in row " << row.first << "/" << row.second;
+  }
   std::filesystem::remove_all(out);
 }
 
