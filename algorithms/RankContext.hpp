@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "algorithms/AlgorithmParams.hpp"
+#include "algorithms/GradientLayout.hpp"
 #include "algorithms/collectives/SyncAllreduce.hpp"
 #include "algorithms/comm/Comm.hpp"
 #include "kernels/Trainer.hpp"
@@ -20,6 +21,7 @@ struct RunSettings {
   double model_bytes = 0;       // simulated size of the full model/gradient (workload parameters x 4 bytes)
   int ranks_per_node = 1;       // ranks sharing a node (GPUs per node); ranks r*k .. r*k+k-1 share node r
   AllreduceOptions allreduce{};
+  GradientLayout gradients;     // the workload's layers in backward order (empty: unknown, one layer)
 };
 
 // One row of iterations.csv.

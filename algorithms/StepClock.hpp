@@ -1,5 +1,7 @@
 #pragma once
 // Per-step bookkeeping shared by all algorithms: start time, compute charged, communication and wait time.
+#include <functional>
+#include <span>
 #include <string>
 
 #include "algorithms/RankContext.hpp"
@@ -20,6 +22,13 @@ class StepClock {
   void compute(Math&& math) {
     compute_start_ = ctx_.comm.now();
     record_.compute_s = ctx_.comm.compute(record_.step, std::forward<Math>(math));
+  }
+  // The same, charged in parts (Comm::compute_in_parts): after_part(i) runs once part i has been charged.
+  template <typename Math>
+  void compute_in_parts(Math&& math, std::span<const double> fractions,
+                        const std::function<void(std::size_t)>& after_part) {
+    compute_start_ = ctx_.comm.now();
+    record_.compute_s = ctx_.comm.compute_in_parts(record_.step, std::forward<Math>(math), fractions, after_part);
   }
   void end() {
     const double now = ctx_.comm.now();

@@ -39,12 +39,13 @@ struct PartialAllreduce::Shared {
     if (version < 0) return -1;
     return config.step_of_version ? config.step_of_version(version) : version;
   }
-  Tag activation_tag() const { return tags::make(config.activation_channel); }
+  Tag activation_tag() const { return tags::make(config.activation_channel, config.instance); }
   Tag schedule_tag(std::int64_t v, int phase) const {
-    return tags::make(config.schedule_channel, static_cast<int>(v & 7) * kPartialPhasesPerVersion + phase);
+    return tags::make(config.schedule_channel,
+                      (config.instance * 8 + static_cast<int>(v & 7)) * kPartialPhasesPerVersion + phase);
   }
-  Tag request_tag() const { return tags::make(Channel::Control, config.control_sub); }
-  Tag done_tag() const { return tags::make(Channel::Control, config.control_sub + 1); }
+  Tag request_tag() const { return tags::make(Channel::Control, config.control_sub + 2 * config.instance); }
+  Tag done_tag() const { return tags::make(Channel::Control, config.control_sub + 2 * config.instance + 1); }
 
   bool synchronous(std::int64_t version) const {
     return config.synchronous_every > 0 && (version + 1) % config.synchronous_every == 0;
@@ -310,7 +311,9 @@ PartialAllreduce::PartialAllreduce(Comm& comm, PartialAllreduceConfig config)
 // Without finish() the agent stays blocked and the backend reports it; joining here could hang during unwinding.
 PartialAllreduce::~PartialAllreduce() = default;
 
-PartialResult PartialAllreduce::call(std::vector<float> data) {
+PartialResult PartialAllreduce::call(std::vector<float> data) { return complete(submit(std::move(data))); }
+
+PartialAllreduce::PendingCall PartialAllreduce::submit(std::vector<float> data) {
   Shared& s = *shared_;
   if (data.size() != s.elements)
     throw std::invalid_argument("partial allreduce: call with " + std::to_string(data.size()) +
@@ -331,6 +334,13 @@ PartialResult PartialAllreduce::call(std::vector<float> data) {
     if (wait) s.waiting_for = t;
   }
   if (activate) comm_.post(s.rank, s.request_tag(), Payload{{}, {t}}, kControlBytes);
+  return PendingCall{t, wait};
+}
+
+PartialResult PartialAllreduce::complete(const PendingCall& call) {
+  Shared& s = *shared_;
+  const std::int64_t t = call.version;
+  const bool wait = call.wait;
   if (wait) comm_.recv(s.rank, s.done_tag());
 
   std::lock_guard lock(*s.mutex);

@@ -73,6 +73,8 @@ bool parse_late_result(const std::string& text, LateResultPolicy& out);
 // Results an OwnVersion rank keeps when nothing bounds its lag: the span of fflib2's solo limiter (every 33rd
 // execution synchronous), the bound the eager-SGD reference implementation runs with.
 constexpr std::int64_t kDefaultKeptResults = 32;
+// Instances of one rank that may run at once (PartialAllreduceConfig::instance): their tags share 16 bits.
+constexpr std::size_t kMaxPartialInstances = 128;
 
 // What a call gets back.
 struct PartialResult {
@@ -113,6 +115,9 @@ struct PartialAllreduceConfig {
   Channel activation_channel = Channel::Activation;
   Channel schedule_channel = Channel::PartialCollective;
   int control_sub = 0;  // two Control sub-tags from here on carry the rank's main-agent/agent wake-ups
+  // Instances of one rank that run at once (eager-SGD's per-bucket collectives) take distinct numbers 0..127:
+  // their activation, schedule and Control tags are offset by it.
+  int instance = 0;
   // Metrics (may be null): per rank and version "fresh_contribution" (0/1) and the "staleness" histogram (steps),
   // per reduction group and version "active_processes" (global) or "group_active_processes" (groups).
   StepObserver* observer = nullptr;
@@ -143,6 +148,14 @@ class PartialAllreduce {
 
   // This rank's call for its next version (see above). data must have the size of initial_buffer.
   PartialResult call(std::vector<float> data);
+  // The same call in two halves, so that the main agent can go on computing in between: submit deposits the data
+  // and activates the version (it never blocks); complete waits for the version and returns what call() would.
+  struct PendingCall {
+    std::int64_t version = -1;
+    bool wait = false;
+  };
+  PendingCall submit(std::vector<float> data);
+  PartialResult complete(const PendingCall& call);
   // After the last call: waits until the agent has executed every version, then stops it. Must be called.
   void finish();
 

@@ -60,4 +60,22 @@ double Comm::compute(std::int64_t step, const std::function<void()>& math) {
   return d;
 }
 
+double Comm::compute_in_parts(std::int64_t step, const std::function<void()>& math, std::span<const double> fractions,
+                              const std::function<void(std::size_t)>& after_part) {
+  const double whole[] = {1.0};
+  const double d = do_compute_in_parts(step, math, fractions.empty() ? std::span<const double>(whole) : fractions,
+                                       after_part);
+  compute_seconds_ += d;
+  return d;
+}
+
+double Comm::do_compute_in_parts(std::int64_t step, const std::function<void()>& math,
+                                 std::span<const double> fractions,
+                                 const std::function<void(std::size_t)>& after_part) {
+  const double d = do_compute(step, math);
+  if (after_part)
+    for (std::size_t i = 0; i < fractions.size(); ++i) after_part(i);
+  return d;
+}
+
 }  // namespace quorum

@@ -82,6 +82,12 @@ class Comm {
   // time) and advances this rank's clock by the step's modelled duration (workload profile plus stragglers, drawn
   // from the scenario's seeded streams). Returns the duration charged.
   double compute(std::int64_t step, const std::function<void()>& math);
+  // The same step charged in parts (forward, then backward layer by layer): part i takes fractions[i] of the very
+  // duration compute() would charge (straggler delay included, spread in proportion), the last part ending exactly
+  // where compute() would end; after_part(i) runs on this agent once part i has been charged (the math is done by
+  // then), e.g. to start a gradient bucket's allreduce. fractions are >= 0 and sum to 1. Returns the duration.
+  double compute_in_parts(std::int64_t step, const std::function<void()>& math, std::span<const double> fractions,
+                          const std::function<void(std::size_t)>& after_part);
   virtual void sleep_for(double seconds) = 0;
 
   // --- agents and shared state ---------------------------------------------------------------------------------
@@ -89,6 +95,13 @@ class Comm {
   virtual std::unique_ptr<Agent> spawn(const std::string& name, std::function<void(Comm&)> body) = 0;
   virtual std::unique_ptr<Mutex> make_mutex() = 0;
   virtual std::unique_ptr<ConditionVariable> make_condition_variable() = 0;
+  // Waits on condition until pred holds, counted as this agent's wait time (e.g. for another agent's collective).
+  template <typename Predicate>
+  void wait_on(ConditionVariable& condition, std::unique_lock<Mutex>& lock, Predicate pred) {
+    const double t0 = now();
+    condition.wait(lock, pred);
+    account_blocked(t0);
+  }
 
   // --- accounting and optional native collectives ---------------------------------------------------------------
   double blocked_seconds() const { return blocked_seconds_; }
@@ -114,6 +127,11 @@ class Comm {
   virtual std::size_t do_wait_any(std::span<const RequestPtr> requests) = 0;
   virtual void do_wait_all(std::span<const RequestPtr> requests);
   virtual double do_compute(std::int64_t step, const std::function<void()>& math) = 0;
+  // Backends that can split a step override this; the fallback charges the whole step, then runs every part's
+  // continuation (correct totals, no overlap).
+  virtual double do_compute_in_parts(std::int64_t step, const std::function<void()>& math,
+                                     std::span<const double> fractions,
+                                     const std::function<void(std::size_t)>& after_part);
   // Counts [since, now] as blocked (wait time and timelines): for a backend's blocking call that is not a wait.
   void account_blocked(double since);
 

@@ -30,21 +30,32 @@ inline constexpr std::int64_t kPaperModelSyncEvery = 1564;
 class EagerSgd final : public Algorithm {
  public:
   EagerSgd(ActivationPolicy collective, PartialSchedule schedule, std::int64_t model_sync_every,
-           std::int64_t collective_sync_every, LateResultPolicy late_result)
+           std::int64_t collective_sync_every, LateResultPolicy late_result, bool overlap = false,
+           double bucket_bytes = 0)
       : collective_(collective),
         schedule_(schedule),
         model_sync_every_(model_sync_every),
         collective_sync_every_(collective_sync_every),
-        late_result_(late_result) {}
+        late_result_(late_result),
+        overlap_(overlap),
+        bucket_bytes_(bucket_bytes) {}
   void run(RankContext& ctx) override;
   static AlgorithmInfo info();
 
  private:
+  // The collective's configuration for a vector of `values` real values standing for `logical_bytes`.
+  PartialAllreduceConfig config(const RankContext& ctx, double logical_bytes, std::size_t values) const;
+  // overlap: one partial allreduce per gradient bucket, each submitted as soon as its layers' backward part has
+  // been charged (the paper's per-layer partial allreduces during backprop, sec. 3 and Fig. 5).
+  void run_overlapped(RankContext& ctx);
+  void average_models(RankContext& ctx, std::int64_t step) const;
   ActivationPolicy collective_;
   PartialSchedule schedule_;
   std::int64_t model_sync_every_;
   std::int64_t collective_sync_every_;
   LateResultPolicy late_result_;
+  bool overlap_;
+  double bucket_bytes_;
 };
 
 // Results a late rank may have to keep: no rank's agent completes a version past a synchronous point (a synchronous

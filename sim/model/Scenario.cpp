@@ -117,6 +117,12 @@ RunSettings Scenario::run_settings() const {
   r.model_bytes = static_cast<double>(parameters) * 4.0;
   r.ranks_per_node = ranks_per_node(platform);
   r.allreduce = allreduce_options_from(algorithm_params, fidelity);
+  // The profile's layer table, when the scenario communicates the profile's model (not an overridden size).
+  if (const WorkloadProfile* profile = find_workload_profile(workload_profile)) {
+    std::int64_t sum = 0;
+    for (const auto& l : profile->gradients.layers) sum += l.parameters;
+    if (sum == parameters) r.gradients = profile->gradients;
+  }
   return r;
 }
 

@@ -369,6 +369,45 @@ TEST(Compute, EmulatedStepsTakeAtLeastTheModelledTimeAndRunTheMath) {
     }
 }
 
+TEST(Compute, EmulatedStepsInPartsSleepEachPartAfterTheMath) {
+  // Parts of 1/4, 1/4, 1/2: each continuation runs no earlier than its part's end (d x cumulative share), in order,
+  // after the math; the step takes at least the modelled duration, as compute() does.
+  testing::MpiHarnessOptions o;
+  o.compute_s = 0.02;
+  o.imbalance.kind = "random_delay";
+  o.imbalance.ranks = 1;
+  o.imbalance.delay_s = 0.02;
+  o.seed = 5;
+  const auto r = run_on_ranks(
+      [](Comm& comm) {
+        const double parts[] = {0.25, 0.25, 0.5};
+        nlohmann::json steps = nlohmann::json::array();
+        for (int step = 0; step < 3; ++step) {
+          bool math_done = false;
+          nlohmann::json ends = nlohmann::json::array();
+          const double t0 = comm.now();
+          const double charged = comm.compute_in_parts(step, [&] { math_done = true; }, parts, [&](std::size_t) {
+            ends.push_back(math_done ? comm.now() - t0 : -1.0);
+          });
+          steps.push_back({{"charged", charged}, {"ends", ends}});
+        }
+        return steps;
+      },
+      o);
+  ASSERT_TRUE(r.ok) << r.error;
+  const ComputeModel model = harness_compute_model(o);
+  for (std::size_t rank = 0; rank < r.per_rank.size(); ++rank)
+    for (std::size_t step = 0; step < 3; ++step) {
+      const auto& s = r.per_rank[rank][step];
+      const double d = model.duration(static_cast<int>(rank), static_cast<std::int64_t>(step));
+      EXPECT_GE(s["charged"].get<double>(), d - 1e-6) << "rank " << rank << " step " << step;
+      ASSERT_EQ(s["ends"].size(), 3u);
+      const double shares[] = {0.25, 0.5, 1.0};
+      for (std::size_t i = 0; i < 3; ++i)
+        EXPECT_GE(s["ends"][i].get<double>(), d * shares[i] - 1e-6) << "rank " << rank << " part " << i;
+    }
+}
+
 // The persistent kind: every rank of the MPI job builds the same episodes as the model here, alone, without talking.
 TEST(Compute, EmulatedStepsCarryTheMarkovEpisodesOfTheModel) {
   testing::MpiHarnessOptions o;

@@ -166,6 +166,42 @@ TEST(SimComm, ScheduleRunsContinuationsAsRequestsComplete) {
   EXPECT_EQ(result.per_rank[2], 1 + 2);
 }
 
+TEST(SimComm, ComputeInPartsEndsWhereComputeEndsWithTheDelaySpreadInProportion) {
+  // Rank 1 is slow_worker x3: 0.3 s instead of 0.1 s, so its parts of 1/4, 1/4 and 1/2 end at 0.075, 0.15 and 0.3 s.
+  StragglerSpec slow;
+  slow.kind = "slow_worker";
+  slow.rank_list = {1};
+  slow.factor = 3;
+  const auto r = run_simulated(
+      star(2),
+      [](Comm& comm) {
+        const double parts[] = {0.25, 0.25, 0.5};
+        nlohmann::json ends = nlohmann::json::array();
+        bool math_done = false;
+        const double whole = comm.compute(0, {});
+        const double t0 = comm.now();
+        const double charged = comm.compute_in_parts(
+            1, [&] { math_done = true; }, parts, [&](std::size_t) {
+              ends.push_back(math_done ? comm.now() - t0 : -1.0);
+            });
+        return nlohmann::json{{"whole", whole}, {"charged", charged}, {"ends", ends},
+                              {"compute_s", comm.compute_seconds()}};
+      },
+      testing::constant_compute(0.1, 2, slow));
+  ASSERT_TRUE(r.ok) << r.error;
+  for (int rank = 0; rank < 2; ++rank) {
+    const auto& j = r.per_rank[static_cast<std::size_t>(rank)];
+    const double d = rank == 1 ? 0.3 : 0.1;
+    EXPECT_NEAR(j["whole"].get<double>(), d, 1e-12);
+    EXPECT_EQ(j["charged"].get<double>(), j["whole"].get<double>());
+    EXPECT_NEAR(j["compute_s"].get<double>(), 2 * d, 1e-12);
+    ASSERT_EQ(j["ends"].size(), 3u);
+    EXPECT_NEAR(j["ends"][0].get<double>(), d / 4, 1e-9);
+    EXPECT_NEAR(j["ends"][1].get<double>(), d / 2, 1e-9);
+    EXPECT_NEAR(j["ends"][2].get<double>(), d, 1e-9);
+  }
+}
+
 TEST(SimComm, DeadlockIsReportedWithTheBlockedRanks) {
   const auto result = run_simulated(star(4), [](Comm& comm) {
     if (comm.rank() == 2) comm.recv(3, tags::make(Channel::Benchmark));  // nobody sends

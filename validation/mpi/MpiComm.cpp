@@ -140,6 +140,12 @@ double MpiComm::do_compute(std::int64_t step, const std::function<void()>& math)
   return runtime_.compute(step, math);
 }
 
+double MpiComm::do_compute_in_parts(std::int64_t step, const std::function<void()>& math,
+                                   std::span<const double> fractions,
+                                   const std::function<void(std::size_t)>& after_part) {
+  return runtime_.compute(step, math, fractions, after_part);
+}
+
 void MpiComm::sleep_for(double seconds) { runtime_.sleep_until(now() + seconds); }
 
 std::unique_ptr<Agent> MpiComm::spawn(const std::string& name, std::function<void(Comm&)> body) {

@@ -78,7 +78,8 @@ RankRuntime::WaitScope::~WaitScope() {
   if (rt_) rt_->set_activity(Activity::Running);
 }
 
-double RankRuntime::compute(std::int64_t step, const std::function<void()>& math) {
+double RankRuntime::compute(std::int64_t step, const std::function<void()>& math, std::span<const double> fractions,
+                            const std::function<void(std::size_t)>& after_part) {
   engine_->kick();  // messages this agent posted keep moving while it computes
   const double t0 = now();
   current_step_ = step;
@@ -98,17 +99,30 @@ double RankRuntime::compute(std::int64_t step, const std::function<void()>& math
   }
   if (math) math();
   const double math_s = now() - t0;
-  double target;
+  // What is slept after the math starts at `from` and lasts `span`: the rest of the modelled duration (emulate), or
+  // the straggler delay after the real math.
+  double from, span;
   double overrun = 0;
   if (settings_.emulate()) {
     const double modelled = compute_.duration(rank(), step);
-    target = t0 + modelled;
+    from = t0;
+    span = modelled;
     overrun = std::max(0.0, math_s - modelled);
   } else {
-    target = t0 + math_s + compute_.delay(rank(), step, math_s);
+    from = t0 + math_s;
+    span = compute_.delay(rank(), step, math_s);
   }
+  const double target = from + span;
   const double before_sleep = now();
-  sleep_until(target);
+  // Phased (compute_in_parts): the same sleep in parts, in the simulator's order, each part's continuation between
+  // them. Emulated, part i ends where the simulated one does; with real math the parts spread the delay.
+  double cumulative = 0;
+  for (std::size_t i = 0; i < fractions.size(); ++i) {
+    cumulative += fractions[i];
+    sleep_until(i + 1 == fractions.size() ? target : from + span * cumulative);
+    if (after_part) after_part(i);
+  }
+  if (fractions.empty()) sleep_until(target);
   const double end = now();
   std::lock_guard lock(stats_mutex_);
   ++stats_.steps;

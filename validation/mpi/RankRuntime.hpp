@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 
 #include "sim/model/ComputeModel.hpp"
@@ -55,7 +56,9 @@ class RankRuntime {
 
   // One step's compute: the math, then the sleep the settings prescribe (MpiSettings::compute); fault injection.
   // Returns the measured duration.
-  double compute(std::int64_t step, const std::function<void()>& math);
+  // With fractions (Comm::compute_in_parts), the sleep is taken in those parts and after_part(i) runs after part i.
+  double compute(std::int64_t step, const std::function<void()>& math, std::span<const double> fractions = {},
+                 const std::function<void(std::size_t)>& after_part = {});
   ComputeStats compute_stats() const;
 
   // The slow_link imbalance on MPI: the bandwidth of a rank's own link in the scenario's platform model
