@@ -55,6 +55,17 @@ ComputeModel harness_compute_model(const testing::MpiHarnessOptions& o) {
   return ComputeModel(step, StragglerModel(o.imbalance, testing::mpi_size(), o.seed), o.seed);
 }
 
+// A constant step of compute_s with one random rank per step delayed by 20 ms (seed 5).
+testing::MpiHarnessOptions one_random_delay(double compute_s) {
+  testing::MpiHarnessOptions o;
+  o.compute_s = compute_s;
+  o.imbalance.kind = "random_delay";
+  o.imbalance.ranks = 1;
+  o.imbalance.delay_s = 0.02;
+  o.seed = 5;
+  return o;
+}
+
 }  // namespace
 
 TEST(PointToPoint, PayloadsOfEverySizeArriveIntact) {
@@ -341,12 +352,7 @@ TEST(PointToPoint, ASlowLinkHoldsBackExactlyTheSendsThatCrossIt) {
 }
 
 TEST(Compute, EmulatedStepsTakeAtLeastTheModelledTimeAndRunTheMath) {
-  testing::MpiHarnessOptions o;
-  o.compute_s = 0.01;
-  o.imbalance.kind = "random_delay";
-  o.imbalance.ranks = 1;
-  o.imbalance.delay_s = 0.02;
-  o.seed = 5;
+  const testing::MpiHarnessOptions o = one_random_delay(0.01);
   const auto r = run_on_ranks(
       [](Comm& comm) {
         nlohmann::json steps = nlohmann::json::array();
@@ -372,12 +378,7 @@ TEST(Compute, EmulatedStepsTakeAtLeastTheModelledTimeAndRunTheMath) {
 TEST(Compute, EmulatedStepsInPartsSleepEachPartAfterTheMath) {
   // Parts of 1/4, 1/4, 1/2: each continuation runs no earlier than its part's end (d x cumulative share), in order,
   // after the math; the step takes at least the modelled duration, as compute() does.
-  testing::MpiHarnessOptions o;
-  o.compute_s = 0.02;
-  o.imbalance.kind = "random_delay";
-  o.imbalance.ranks = 1;
-  o.imbalance.delay_s = 0.02;
-  o.seed = 5;
+  const testing::MpiHarnessOptions o = one_random_delay(0.02);
   const auto r = run_on_ranks(
       [](Comm& comm) {
         const double parts[] = {0.25, 0.25, 0.5};
