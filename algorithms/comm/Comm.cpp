@@ -55,26 +55,14 @@ void Comm::send(int dst, Tag tag, Payload payload, double logical_bytes) {
 }
 
 double Comm::compute(std::int64_t step, const std::function<void()>& math) {
-  const double d = do_compute(step, math);
-  compute_seconds_ += d;
-  return d;
+  return compute_in_parts(step, math, {}, {});
 }
 
 double Comm::compute_in_parts(std::int64_t step, const std::function<void()>& math, std::span<const double> fractions,
                               const std::function<void(std::size_t)>& after_part) {
-  const double whole[] = {1.0};
-  const double d = do_compute_in_parts(step, math, fractions.empty() ? std::span<const double>(whole) : fractions,
-                                       after_part);
+  static constexpr double kWhole[] = {1.0};
+  const double d = do_compute(step, math, fractions.empty() ? std::span<const double>(kWhole) : fractions, after_part);
   compute_seconds_ += d;
-  return d;
-}
-
-double Comm::do_compute_in_parts(std::int64_t step, const std::function<void()>& math,
-                                 std::span<const double> fractions,
-                                 const std::function<void(std::size_t)>& after_part) {
-  const double d = do_compute(step, math);
-  if (after_part)
-    for (std::size_t i = 0; i < fractions.size(); ++i) after_part(i);
   return d;
 }
 

@@ -85,7 +85,8 @@ class Comm {
   // The same step charged in parts (forward, then backward layer by layer): part i takes fractions[i] of the very
   // duration compute() would charge (straggler delay included, spread in proportion), the last part ending exactly
   // where compute() would end; after_part(i) runs on this agent once part i has been charged (the math is done by
-  // then), e.g. to start a gradient bucket's allreduce. fractions are >= 0 and sum to 1. Returns the duration.
+  // then), e.g. to start a gradient bucket's allreduce. fractions are >= 0 and sum to 1 (empty: one part). Returns
+  // the duration.
   double compute_in_parts(std::int64_t step, const std::function<void()>& math, std::span<const double> fractions,
                           const std::function<void(std::size_t)>& after_part);
   virtual void sleep_for(double seconds) = 0;
@@ -126,12 +127,11 @@ class Comm {
   virtual void do_wait(const RequestPtr& request) = 0;
   virtual std::size_t do_wait_any(std::span<const RequestPtr> requests) = 0;
   virtual void do_wait_all(std::span<const RequestPtr> requests);
-  virtual double do_compute(std::int64_t step, const std::function<void()>& math) = 0;
-  // Backends that can split a step override this; the fallback charges the whole step, then runs every part's
-  // continuation (correct totals, no overlap).
-  virtual double do_compute_in_parts(std::int64_t step, const std::function<void()>& math,
-                                     std::span<const double> fractions,
-                                     const std::function<void(std::size_t)>& after_part);
+  // One step's compute, in parts (compute() passes a single part {1} and no continuation): charges the step's
+  // modelled duration, part i ending at the cumulative share of fractions[0..i], after_part(i) (may be empty) run
+  // after part i. Returns the duration charged.
+  virtual double do_compute(std::int64_t step, const std::function<void()>& math, std::span<const double> fractions,
+                            const std::function<void(std::size_t)>& after_part) = 0;
   // Counts [since, now] as blocked (wait time and timelines): for a backend's blocking call that is not a wait.
   void account_blocked(double since);
 

@@ -30,6 +30,18 @@ PartialAllreduceConfig EagerSgd::config(const RankContext& ctx, double logical_b
   return config;
 }
 
+void EagerSgd::apply_sum(RankContext& ctx, std::vector<float>& sum, bool has_result, bool reused) const {
+  if (!has_result) {
+    // More than kept_results versions behind (no synchronisation bounds the lag): this version's sum was dropped.
+    // Nothing to apply; the rank's gradient waits in the send buffer for the next version.
+    ctx.observer.sample(ctx.comm.rank(), "updates_without_new_result", 1.0);
+    return;
+  }
+  if (reused) ctx.observer.sample(ctx.comm.rank(), "updates_with_reused_result", 1.0);
+  vec::scale(sum, 1.0f / static_cast<float>(ctx.run.world_size));
+  ctx.trainer.apply_gradient(sum);
+}
+
 void EagerSgd::average_models(RankContext& ctx, std::int64_t step) const {
   if (model_sync_every_ <= 0 || (step + 1) % model_sync_every_ != 0) return;
   auto& params = ctx.trainer.params();
@@ -42,7 +54,6 @@ void EagerSgd::run(RankContext& ctx) {
     run_overlapped(ctx);
     return;
   }
-  const float inv_p = 1.0f / static_cast<float>(ctx.run.world_size);
   const std::size_t n = ctx.trainer.num_params();
   PartialAllreduce allreduce(ctx.comm, config(ctx, ctx.run.model_bytes, n));
 
@@ -52,15 +63,7 @@ void EagerSgd::run(RankContext& ctx) {
     clock.begin(step);
     clock.compute([&] { ctx.trainer.compute_gradient(step, grad); });
     PartialResult result = allreduce.call(grad);
-    if (result.has_result()) {
-      if (result.reused) ctx.observer.sample(ctx.comm.rank(), "updates_with_reused_result", 1.0);
-      vec::scale(result.sum, inv_p);
-      ctx.trainer.apply_gradient(result.sum);
-    } else {
-      // More than kept_results versions behind (no synchronisation bounds the lag): this version's sum was dropped.
-      // Nothing to apply; the rank's gradient waits in the send buffer for the next version.
-      ctx.observer.sample(ctx.comm.rank(), "updates_without_new_result", 1.0);
-    }
+    apply_sum(ctx, result.sum, result.has_result(), result.reused);
     average_models(ctx, step);
     clock.end();
   }
@@ -68,7 +71,6 @@ void EagerSgd::run(RankContext& ctx) {
 }
 
 void EagerSgd::run_overlapped(RankContext& ctx) {
-  const float inv_p = 1.0f / static_cast<float>(ctx.run.world_size);
   const std::size_t n = ctx.trainer.num_params();
   const auto buckets = make_gradient_buckets(ctx.run.gradients, ctx.run.model_bytes, bucket_bytes_, n);
   if (buckets.size() > kMaxPartialInstances)
@@ -105,13 +107,7 @@ void EagerSgd::run_overlapped(RankContext& ctx) {
       reused = reused || r.reused;
       std::copy(r.sum.begin(), r.sum.end(), sum.begin() + static_cast<std::ptrdiff_t>(buckets[b].begin));
     }
-    if (reused) ctx.observer.sample(ctx.comm.rank(), "updates_with_reused_result", 1.0);
-    if (any) {
-      vec::scale(sum, inv_p);
-      ctx.trainer.apply_gradient(sum);
-    } else {
-      ctx.observer.sample(ctx.comm.rank(), "updates_without_new_result", 1.0);
-    }
+    apply_sum(ctx, sum, any, reused);
     average_models(ctx, step);
     clock.end();
   }

@@ -48,6 +48,9 @@ class EagerSgd final : public Algorithm {
   // overlap: one partial allreduce per gradient bucket, each submitted as soon as its layers' backward part has
   // been charged (the paper's per-layer partial allreduces during backprop, sec. 3 and Fig. 5).
   void run_overlapped(RankContext& ctx);
+  // Applies a step's gradient sum / P (has_result false: the version's sum was dropped, nothing to apply).
+  void apply_sum(RankContext& ctx, std::vector<float>& sum, bool has_result, bool reused) const;
+  // Every model_sync_every steps: the models' synchronous average (sec. 7.2.2).
   void average_models(RankContext& ctx, std::int64_t step) const;
   ActivationPolicy collective_;
   PartialSchedule schedule_;

@@ -234,22 +234,38 @@ std::size_t SimComm::do_wait_any(std::span<const RequestPtr> requests) {
   return i;
 }
 
-double SimComm::do_compute(std::int64_t step, const std::function<void()>& math) {
+// The step's modelled duration slept in parts, with each part's continuation (e.g. a gradient bucket's allreduce
+// handed to an agent) run between them. A single part sleeps the duration itself, so a step charged whole ends at
+// exactly now + d, as it always did; several parts end at cumulative shares of d, the last at t0 + d.
+double SimComm::do_compute(std::int64_t step, const std::function<void()>& math, std::span<const double> fractions,
+                           const std::function<void(std::size_t)>& after_part) {
   if (SlowLinks* slow = world_.slow_links()) slow->enter_step(rank_, step);  // a redrawn slow link changes here
-  // The real math costs wall time only. With a pool it runs while this rank sleeps; the rank is back when it wakes.
+  // The real math costs wall time only. With a pool it runs during the first sleep and resumed() awaits it, so it is
+  // done before the first continuation reads its result.
   RankMathPool* pool = world_.math_pool().get();
   if (math && pool == nullptr) math();
   if (math && pool != nullptr) pool->submit(rank_, math);
+  const double t0 = now();
   const double d = world_.compute().duration(rank_, step);
-  try {
-    sg4::this_actor::sleep_for(d);
-  } catch (...) {
-    resumed();  // killed while sleeping (the simulation ended): the math refers to this stack, so it ends first
-    throw;
+  double cumulative = 0;
+  for (std::size_t i = 0; i < fractions.size(); ++i) {
+    cumulative += fractions[i];
+    try {
+      if (fractions.size() == 1) {
+        sg4::this_actor::sleep_for(d);
+      } else {
+        const double end = i + 1 == fractions.size() ? t0 + d : t0 + d * cumulative;
+        if (end > now()) sg4::this_actor::sleep_until(end);
+      }
+    } catch (...) {
+      resumed();  // killed while sleeping (the simulation ended): the math refers to this stack, so it ends first
+      throw;
+    }
+    resumed();
+    if (pool != nullptr && i == 0)
+      if (std::exception_ptr error = pool->take_error(rank_)) std::rethrow_exception(error);
+    if (after_part) after_part(i);
   }
-  resumed();
-  if (pool != nullptr)
-    if (std::exception_ptr error = pool->take_error(rank_)) std::rethrow_exception(error);
   return d;
 }
 

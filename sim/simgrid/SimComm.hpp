@@ -40,10 +40,8 @@ class SimComm final : public Comm, private NativeCollectives {
  protected:
   void do_wait(const RequestPtr& request) override;
   std::size_t do_wait_any(std::span<const RequestPtr> requests) override;
-  double do_compute(std::int64_t step, const std::function<void()>& math) override;
-  // In SimComputeParts.cpp.
-  double do_compute_in_parts(std::int64_t step, const std::function<void()>& math, std::span<const double> fractions,
-                             const std::function<void(std::size_t)>& after_part) override;
+  double do_compute(std::int64_t step, const std::function<void()>& math, std::span<const double> fractions,
+                    const std::function<void(std::size_t)>& after_part) override;
 
  private:
   // The platform's measured MPI_Allreduce, for SyncAllreduce; its blocking counts as this agent's wait.

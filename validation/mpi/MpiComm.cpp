@@ -136,13 +136,8 @@ std::size_t MpiComm::do_wait_any(std::span<const RequestPtr> requests) {
   return runtime_.engine()->wait_any(ops);
 }
 
-double MpiComm::do_compute(std::int64_t step, const std::function<void()>& math) {
-  return runtime_.compute(step, math);
-}
-
-double MpiComm::do_compute_in_parts(std::int64_t step, const std::function<void()>& math,
-                                   std::span<const double> fractions,
-                                   const std::function<void(std::size_t)>& after_part) {
+double MpiComm::do_compute(std::int64_t step, const std::function<void()>& math, std::span<const double> fractions,
+                           const std::function<void(std::size_t)>& after_part) {
   return runtime_.compute(step, math, fractions, after_part);
 }
 

@@ -42,9 +42,8 @@ class MpiComm final : public Comm, private NativeCollectives {
  protected:
   void do_wait(const RequestPtr& request) override;
   std::size_t do_wait_any(std::span<const RequestPtr> requests) override;
-  double do_compute(std::int64_t step, const std::function<void()>& math) override;
-  double do_compute_in_parts(std::int64_t step, const std::function<void()>& math, std::span<const double> fractions,
-                             const std::function<void(std::size_t)>& after_part) override;
+  double do_compute(std::int64_t step, const std::function<void()>& math, std::span<const double> fractions,
+                    const std::function<void(std::size_t)>& after_part) override;
 
  private:
   bool allreduce_sum(std::vector<float>& data, const Group& group, double logical_bytes, Channel channel) override;

@@ -114,7 +114,7 @@ double RankRuntime::compute(std::int64_t step, const std::function<void()>& math
   }
   const double target = from + span;
   const double before_sleep = now();
-  // Phased (compute_in_parts): the same sleep in parts, in the simulator's order, each part's continuation between
+  // In parts (one part for compute()): the same sleep, in the simulator's order, each part's continuation between
   // them. Emulated, part i ends where the simulated one does; with real math the parts spread the delay.
   double cumulative = 0;
   for (std::size_t i = 0; i < fractions.size(); ++i) {
@@ -122,7 +122,6 @@ double RankRuntime::compute(std::int64_t step, const std::function<void()>& math
     sleep_until(i + 1 == fractions.size() ? target : from + span * cumulative);
     if (after_part) after_part(i);
   }
-  if (fractions.empty()) sleep_until(target);
   const double end = now();
   std::lock_guard lock(stats_mutex_);
   ++stats_.steps;
@@ -139,20 +138,19 @@ double RankRuntime::compute(std::int64_t step, const std::function<void()>& math
   return end - t0;
 }
 
-double RankRuntime::send_hold_s(int dst, double bytes) const {
-  const StragglerModel& model = compute_.stragglers();
-  if (!model.slows_links()) return 0.0;
+double RankRuntime::link_factor(int of_rank) const {
   // Before its first step a rank reads step 0, as the simulator sets the links before any transfer.
-  const std::int64_t step = std::max<std::int64_t>(current_step_.load(), 0);
-  const double factor = std::max(model.link_factor(rank(), step), model.link_factor(dst, step));
-  return slow_link_extra_s(factor, bytes, slow_link_Bps_);
+  return compute_.stragglers().link_factor(of_rank, std::max<std::int64_t>(current_step_.load(), 0));
+}
+
+double RankRuntime::send_hold_s(int dst, double bytes) const {
+  if (!compute_.stragglers().slows_links()) return 0.0;
+  return slow_link_extra_s(std::max(link_factor(rank()), link_factor(dst)), bytes, slow_link_Bps_);
 }
 
 double RankRuntime::native_allreduce_hold_s(int group, double bytes) const {
-  const StragglerModel& model = compute_.stragglers();
-  if (!model.slows_links()) return 0.0;
-  const std::int64_t step = std::max<std::int64_t>(current_step_.load(), 0);
-  return slow_link_allreduce_extra_s(model.link_factor(rank(), step), group, bytes, slow_link_Bps_);
+  if (!compute_.stragglers().slows_links()) return 0.0;
+  return slow_link_allreduce_extra_s(link_factor(rank()), group, bytes, slow_link_Bps_);
 }
 
 ComputeStats RankRuntime::compute_stats() const {

@@ -56,9 +56,10 @@ class RankRuntime {
 
   // One step's compute: the math, then the sleep the settings prescribe (MpiSettings::compute); fault injection.
   // Returns the measured duration.
-  // With fractions (Comm::compute_in_parts), the sleep is taken in those parts and after_part(i) runs after part i.
-  double compute(std::int64_t step, const std::function<void()>& math, std::span<const double> fractions = {},
-                 const std::function<void(std::size_t)>& after_part = {});
+  // The sleep is taken in the parts `fractions` (at least one; Comm::compute passes {1}) and after_part(i), if any,
+  // runs after part i.
+  double compute(std::int64_t step, const std::function<void()>& math, std::span<const double> fractions,
+                 const std::function<void(std::size_t)>& after_part);
   ComputeStats compute_stats() const;
 
   // The slow_link imbalance on MPI: the bandwidth of a rank's own link in the scenario's platform model
@@ -69,6 +70,8 @@ class RankRuntime {
   double send_hold_s(int dst, double bytes) const;
   // How much later this rank enters a native allreduce of `group` members because its own link is slow.
   double native_allreduce_hold_s(int group, double bytes) const;
+  // A rank's slow-link factor at this rank's current step (1: not slowed).
+  double link_factor(int of_rank) const;
 
   // Progress, as the watchdog reports it.
   enum class Activity { Running = 0, Computing = 1, Waiting = 2 };
