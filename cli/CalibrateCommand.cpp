@@ -1,6 +1,5 @@
 // quorum calibrate [--out FILE] [--scenario S [--set k=v ...]] [--ranks-per-node N]: under mpirun, measures latency, bandwidth and the
 // proxy's step time and writes the localhost platform's calibration JSON (rank 0).
-#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -11,6 +10,7 @@
 #include "sim/model/Results.hpp"
 #include "sim/model/ScenarioLoader.hpp"
 #include "validation/calibrate/Calibration.hpp"
+#include "validation/calibrate/NativeSizes.hpp"
 #include "validation/mpi/MpiEnvironment.hpp"
 
 namespace quorum::cli {
@@ -54,14 +54,8 @@ int calibrate_command(const CalibrateOptions& o) {
       const Scenario s = load_scenario_runs(o.scenario, o.sets).front().scenario;
       if (s.math.enabled()) options.proxy = s.math;
       options.seed = s.seed;
-      // The native allreduce at the scenario's own model size, so the prediction interpolates rather than
-      // extrapolates where it matters.
-      const double model_bytes = s.run_settings().model_bytes;
-      if (model_bytes > 0 && std::find(options.native_sizes.begin(), options.native_sizes.end(), model_bytes) ==
-                                 options.native_sizes.end()) {
-        options.native_sizes.push_back(model_bytes);
-        std::sort(options.native_sizes.begin(), options.native_sizes.end());
-      }
+      // The native allreduce up to the scenario's own model size (NativeSizes.hpp).
+      options.native_sizes = calibration::native_sizes_for_model(options.native_sizes, s.run_settings().model_bytes);
     } catch (const ScenarioError& e) {
       if (root) std::cerr << "error: " << e.what() << "\n";
       return kExitBadInput;

@@ -4,10 +4,28 @@
 
 #include <algorithm>
 
+#include "validation/calibrate/NativeSizes.hpp"
 #include "validation/validate/Comparison.hpp"
 #include "validation/validate/Launcher.hpp"
 
 namespace quorum {
+
+TEST(ValidationTools, NativeAllreduceIsTimedAtEachDoublingAndJustBelowIt) {
+  const std::vector<double> defaults = {4096, 65536, 1 << 20, 4 << 20, 16 << 20};
+  constexpr double kMiB = 1 << 20;
+  // ResNet-50's 102 MB: 31, 32, 62 and 64 MiB (an MPI library's algorithm switch at a power of two falls between a
+  // pair), then the model itself, in order.
+  const auto large = calibration::native_sizes_for_model(defaults, 102236324);
+  const std::vector<double> want = {4096,      65536,     kMiB,      4 * kMiB,  16 * kMiB,
+                                    31 * kMiB, 32 * kMiB, 62 * kMiB, 64 * kMiB, 102236324};
+  EXPECT_EQ(large, want);
+  // A model the defaults cover adds itself only, and none twice.
+  auto small = defaults;
+  small.insert(small.begin() + 2, 300000);
+  EXPECT_EQ(calibration::native_sizes_for_model(defaults, 300000), small);
+  EXPECT_EQ(calibration::native_sizes_for_model(defaults, 4 << 20), defaults);
+  EXPECT_EQ(calibration::native_sizes_for_model(defaults, 0), defaults);  // math off, no model size
+}
 
 TEST(ValidationTools, RowsCompareThroughputAndWait) {
   const nlohmann::json measured = {{"throughput_steps_per_s", 2.0}, {"mean_wait_s", 0.25}};
