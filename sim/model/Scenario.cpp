@@ -296,6 +296,7 @@ Scenario parse_scenario(const nlohmann::json& json, const std::string& base_dir)
 
   const std::string fidelity = root.string("fidelity", "phase", {"chunk", "phase"});
   parse_fidelity(fidelity, s.fidelity);
+  s.unshared_control_messages = root.string("control_messages", "unshared", {"unshared", "shared"}) == "unshared";
 
   Fields math = root.object("math");
   const AlgorithmInfo& info = *find_algorithm(s.algorithm);

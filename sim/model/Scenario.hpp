@@ -41,6 +41,10 @@ struct Scenario {
   std::string algorithm;
   AlgorithmParams algorithm_params;
   Fidelity fidelity = Fidelity::Phase;
+  // control_messages: "unshared" (default) delivers messages of a few bytes at their route's latency and narrowest
+  // bandwidth without entering the max-min system (sim/simgrid/ControlCouriers.hpp); "shared" makes every message a
+  // flow that shares its links, the reference the unshared figures are checked against.
+  bool unshared_control_messages = true;
 
   MathConfig math;
 

@@ -20,7 +20,9 @@ class SimulationError : public std::runtime_error {
 
 // Returns the simulated time at which the last actor finished. math_threads: threads that run the ranks' math (the
 // functions given to Comm::compute), the simulation's own included; 1 runs it inline (RankMathPool.hpp).
+// unshared_control_messages: whether control messages skip the max-min system (ControlCouriers.hpp).
 double run_ranks(const PlatformConfig& platform, const ComputeModel& compute,
-                 const std::function<void(Comm&)>& program, int math_threads = 1);
+                 const std::function<void(Comm&)>& program, int math_threads = 1,
+                 bool unshared_control_messages = true);
 
 }  // namespace quorum

@@ -12,6 +12,7 @@
 #include "algorithms/comm/Tag.hpp"
 #include "platforms/PlatformBuilder.hpp"
 #include "platforms/PlatformConfig.hpp"
+#include "sim/simgrid/ControlCouriers.hpp"
 #include "sim/model/ComputeModel.hpp"
 #include "sim/simgrid/RankMathPool.hpp"
 #include "sim/simgrid/SimNativeAllreduce.hpp"
@@ -66,6 +67,13 @@ class SimWorld {
     math_pool_ = threads > 1 ? std::make_shared<RankMathPool>(size(), threads) : nullptr;
   }
 
+  // Where control messages go when they skip the max-min system (ControlCouriers.hpp), or null: every message is a
+  // flow that shares its links.
+  ControlCouriers* control_couriers() const { return couriers_.get(); }
+  void use_control_couriers(bool on) {
+    couriers_ = on && ControlCouriers::usable() ? std::make_unique<ControlCouriers>() : nullptr;
+  }
+
   int live_agents = 0;      // progress agents started and not yet finished
   std::string first_error;  // first exception escaping a rank or agent (it would abort SimGrid)
 
@@ -80,6 +88,7 @@ class SimWorld {
   std::unique_ptr<SlowLinks> slow_links_;
   std::unordered_map<std::uint64_t, simgrid::s4u::Mailbox*> mailboxes_;
   std::shared_ptr<RankMathPool> math_pool_;
+  std::unique_ptr<ControlCouriers> couriers_;
 };
 
 }  // namespace quorum

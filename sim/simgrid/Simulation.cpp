@@ -42,7 +42,7 @@ SimulationOutput simulate(const Scenario& scenario) {
                         *recorder};
         algorithm->run(ctx);
       },
-      math_threads);
+      math_threads, scenario.unshared_control_messages);
   recorder->finish_progress();
 
   std::vector<std::span<const float>> finals;

@@ -23,9 +23,9 @@ struct HarnessResult {
 // Compute model with a constant step time and the given imbalance.
 ComputeModel constant_compute(double seconds, int ranks, StragglerSpec imbalance = {}, std::uint64_t seed = 1);
 
-// math_threads: as run_ranks' (1: the math of Comm::compute runs inline).
+// math_threads, unshared_control_messages: as run_ranks' (1: the math of Comm::compute runs inline).
 HarnessResult run_simulated(const PlatformConfig& platform, const std::function<nlohmann::json(Comm&)>& program,
-                            const ComputeModel& compute, int math_threads = 1);
+                            const ComputeModel& compute, int math_threads = 1, bool unshared_control_messages = true);
 HarnessResult run_simulated(const PlatformConfig& platform, const std::function<nlohmann::json(Comm&)>& program);
 
 // A small star platform with the given ranks (1 us, 10 GB/s).

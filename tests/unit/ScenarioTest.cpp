@@ -84,6 +84,7 @@ TEST(Scenario, UnknownNamesAreErrorsNamingTheField) {
   EXPECT_EQ(error_field(with(minimal(), "workload.profile=gpt5")), "workload.profile");
   EXPECT_EQ(error_field(with(minimal(), "imbalance.kind=cosmic_rays")), "imbalance.kind");
   EXPECT_EQ(error_field(with(minimal(), "fidelity=packet")), "fidelity");
+  EXPECT_EQ(error_field(with(minimal(), "control_messages=free")), "control_messages");
   EXPECT_EQ(error_field(with(minimal(), "algorithm.allreduce=tree")), "algorithm.allreduce");
 }
 

@@ -1,0 +1,104 @@
+#include "sim/simgrid/ControlCouriers.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
+#include <xbt/config.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "sim/simgrid/PostedSends.hpp"
+
+namespace quorum {
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+struct Parcel {
+  sg4::Mailbox* mailbox;
+  void* payload;
+  double bytes;     // what the transfer carries (at least 1, so that its rate bound applies)
+  double rate_Bps;  // the bound that makes it last latency + bytes / narrowest bandwidth
+};
+
+// How long an unshared CM02 flow of `bytes` takes from `from` to `to`: the route's latency, then the bytes at the
+// narrowest link's bandwidth (bounded by CM02's TCP window, gamma / 2 latency, as SimGrid bounds every flow).
+double unshared_duration(sg4::Host* from, sg4::Host* to, double bytes) {
+  std::vector<sg4::Link*> links;
+  double latency = 0;
+  from->route_to(to, links, &latency);
+  double bandwidth = std::numeric_limits<double>::infinity();
+  for (const sg4::Link* l : links) bandwidth = std::min(bandwidth, l->get_bandwidth());
+  static const double gamma = simgrid::config::get_value<double>("network/TCP-gamma");
+  if (latency > 0) bandwidth = std::min(bandwidth, gamma / (2 * latency));
+  return latency + (std::isfinite(bandwidth) ? bytes / bandwidth : 0.0);
+}
+
+}  // namespace
+
+struct ControlCouriers::Courier {
+  std::deque<Parcel> queue;
+  bool idle = false;
+  sg4::SemaphorePtr wake = sg4::Semaphore::create(0);
+  PostedSends sends;
+
+  void run() {
+    sg4::Actor::self()->daemonize();
+    for (;;) {
+      while (!queue.empty()) {
+        const Parcel p = queue.front();
+        queue.pop_front();
+        auto comm = p.mailbox->put_init(p.payload, static_cast<std::uint64_t>(p.bytes));
+        comm->set_rate(p.rate_Bps);
+        comm->start();
+        sends.add(std::move(comm));
+      }
+      idle = true;
+      wake->acquire();
+    }
+  }
+};
+
+bool ControlCouriers::usable() { return simgrid::config::get_value<std::string>("network/model") == "CM02"; }
+
+namespace {
+
+// Whether a message to the same host crosses a loopback of its own (one link, no latency), as the courier's must:
+// a route up and down the host's own links would share them with its flows.
+bool has_own_loopback(sg4::Host* host) {
+  std::vector<sg4::Link*> links;
+  double latency = 0;
+  host->route_to(host, links, &latency);
+  return links.size() == 1 && latency == 0;
+}
+
+}  // namespace
+
+bool ControlCouriers::post(sg4::Host* from, sg4::Host* to, sg4::Mailbox* to_mailbox, void* payload, double bytes) {
+  auto [it, added] = couriers_.try_emplace(to);
+  if (added && has_own_loopback(to)) {
+    it->second = std::make_shared<Courier>();
+    sg4::Actor::create("courier@" + to->get_name(), to, [c = it->second] { c->run(); });
+  }
+  Courier* courier = it->second.get();
+  if (courier == nullptr) return false;
+  const double carried = std::max(bytes, 1.0);
+  const double duration = unshared_duration(from, to, bytes);
+  courier->queue.push_back(Parcel{to_mailbox, payload, carried, duration > 0 ? carried / duration : -1.0});
+  if (courier->idle) {
+    courier->idle = false;
+    courier->wake->release();
+  }
+  return true;
+}
+
+}  // namespace quorum
