@@ -32,14 +32,13 @@ struct Parcel {
 
 // How long an unshared CM02 flow of `bytes` takes from `from` to `to`: the route's latency, then the bytes at the
 // narrowest link's bandwidth (bounded by CM02's TCP window, gamma / 2 latency, as SimGrid bounds every flow).
-double unshared_duration(sg4::Host* from, sg4::Host* to, double bytes) {
+double unshared_duration(sg4::Host* from, sg4::Host* to, double bytes, double tcp_gamma) {
   std::vector<sg4::Link*> links;
   double latency = 0;
   from->route_to(to, links, &latency);
   double bandwidth = std::numeric_limits<double>::infinity();
   for (const sg4::Link* l : links) bandwidth = std::min(bandwidth, l->get_bandwidth());
-  static const double gamma = simgrid::config::get_value<double>("network/TCP-gamma");
-  if (latency > 0) bandwidth = std::min(bandwidth, gamma / (2 * latency));
+  if (latency > 0) bandwidth = std::min(bandwidth, tcp_gamma / (2 * latency));
   return latency + (std::isfinite(bandwidth) ? bytes / bandwidth : 0.0);
 }
 
@@ -68,6 +67,8 @@ struct ControlCouriers::Courier {
   }
 };
 
+ControlCouriers::ControlCouriers() : tcp_gamma_(simgrid::config::get_value<double>("network/TCP-gamma")) {}
+
 bool ControlCouriers::usable() { return simgrid::config::get_value<std::string>("network/model") == "CM02"; }
 
 namespace {
@@ -91,8 +92,8 @@ bool ControlCouriers::post(sg4::Host* from, sg4::Host* to, sg4::Mailbox* to_mail
   }
   Courier* courier = it->second.get();
   if (courier == nullptr) return false;
-  const double carried = std::max(bytes, 1.0);
-  const double duration = unshared_duration(from, to, bytes);
+  const double carried = std::max(1.0, std::ceil(bytes));  // whole bytes, as the transfer carries them
+  const double duration = unshared_duration(from, to, bytes, tcp_gamma_);
   courier->queue.push_back(Parcel{to_mailbox, payload, carried, duration > 0 ? carried / duration : -1.0});
   if (courier->idle) {
     courier->idle = false;

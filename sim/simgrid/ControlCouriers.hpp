@@ -27,7 +27,10 @@ class ControlCouriers {
   // Messages of at most this many bytes may take the courier (two 64-bit integers: an activation, a request).
   static constexpr double kMaxBytes = 64;
 
-  // Whether the network model allows it: CM02 (no latency or bandwidth factors, no weight-S).
+  ControlCouriers();
+
+  // Whether the network model allows it: CM02, whose lone flow takes latency + bytes / bandwidth (no latency or
+  // bandwidth factor, no weight-S, unless a platform sets them: none of quorum's does).
   static bool usable();
 
   // Sends `payload` (what the receiver's get yields) of `bytes` from `from` to the mailbox `to_mailbox`, whose
@@ -39,6 +42,7 @@ class ControlCouriers {
   struct Courier;
 
  private:
+  double tcp_gamma_;  // SimGrid's network/TCP-gamma, which bounds every CM02 flow's rate
   std::unordered_map<simgrid::s4u::Host*, std::shared_ptr<Courier>> couriers_;  // null: the host has no loopback
 };
 
