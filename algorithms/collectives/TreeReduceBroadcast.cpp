@@ -1,5 +1,6 @@
 // Binomial-tree reduce to the group's first member, then broadcast back down the same tree.
 #include <bit>
+#include <utility>
 
 #include "algorithms/collectives/SyncAllreduce.hpp"
 #include "algorithms/comm/Schedule.hpp"
@@ -48,7 +49,9 @@ void tree_reduce_broadcast(Schedule& schedule, Comm& comm, const Group& group, s
       return;
     }
     const int parent = group.rank_at(i & (i - 1));
-    schedule.on(comm.isend(parent, up, Payload{data, {}}, logical_bytes));
+    // The partial sum leaves by move: the broadcast replaces it with the total, and a copy of every rank's vector
+    // was half the serial work of a simulated allreduce with real math.
+    schedule.on(comm.isend(parent, up, Payload{std::move(data), {}}, logical_bytes));
     schedule.on(comm.irecv(parent, down), [&comm, &data, broadcast](const RequestPtr& r) {
       data = std::move(comm.take(r).payload.values);
       broadcast();
