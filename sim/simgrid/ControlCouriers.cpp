@@ -42,6 +42,15 @@ double unshared_duration(sg4::Host* from, sg4::Host* to, double bytes, double tc
   return latency + (std::isfinite(bandwidth) ? bytes / bandwidth : 0.0);
 }
 
+// Whether a message to the same host crosses a loopback of its own (one link, no latency), as the courier's must:
+// a route up and down the host's own links would share them with its flows.
+bool has_own_loopback(sg4::Host* host) {
+  std::vector<sg4::Link*> links;
+  double latency = 0;
+  host->route_to(host, links, &latency);
+  return links.size() == 1 && latency == 0;
+}
+
 }  // namespace
 
 struct ControlCouriers::Courier {
@@ -70,19 +79,6 @@ struct ControlCouriers::Courier {
 ControlCouriers::ControlCouriers() : tcp_gamma_(simgrid::config::get_value<double>("network/TCP-gamma")) {}
 
 bool ControlCouriers::usable() { return simgrid::config::get_value<std::string>("network/model") == "CM02"; }
-
-namespace {
-
-// Whether a message to the same host crosses a loopback of its own (one link, no latency), as the courier's must:
-// a route up and down the host's own links would share them with its flows.
-bool has_own_loopback(sg4::Host* host) {
-  std::vector<sg4::Link*> links;
-  double latency = 0;
-  host->route_to(host, links, &latency);
-  return links.size() == 1 && latency == 0;
-}
-
-}  // namespace
 
 bool ControlCouriers::post(sg4::Host* from, sg4::Host* to, sg4::Mailbox* to_mailbox, void* payload, double bytes) {
   auto [it, added] = couriers_.try_emplace(to);
