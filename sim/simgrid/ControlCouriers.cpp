@@ -2,8 +2,6 @@
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
-#include <simgrid/s4u/Engine.hpp>
-#include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 #include <xbt/config.hpp>
 
@@ -13,8 +11,8 @@
 #include <deque>
 #include <limits>
 #include <string>
-#include <vector>
 
+#include "sim/simgrid/HostRoute.hpp"
 #include "sim/simgrid/PostedSends.hpp"
 
 namespace quorum {
@@ -33,22 +31,18 @@ struct Parcel {
 // How long an unshared CM02 flow of `bytes` takes from `from` to `to`: the route's latency, then the bytes at the
 // narrowest link's bandwidth (bounded by CM02's TCP window, gamma / 2 latency, as SimGrid bounds every flow).
 double unshared_duration(sg4::Host* from, sg4::Host* to, double bytes, double tcp_gamma) {
-  std::vector<sg4::Link*> links;
-  double latency = 0;
-  from->route_to(to, links, &latency);
+  const HostRoute route = route_between(from, to);
   double bandwidth = std::numeric_limits<double>::infinity();
-  for (const sg4::Link* l : links) bandwidth = std::min(bandwidth, l->get_bandwidth());
-  if (latency > 0) bandwidth = std::min(bandwidth, tcp_gamma / (2 * latency));
-  return latency + (std::isfinite(bandwidth) ? bytes / bandwidth : 0.0);
+  for (const sg4::Link* l : route.links) bandwidth = std::min(bandwidth, l->get_bandwidth());
+  if (route.latency_s > 0) bandwidth = std::min(bandwidth, tcp_gamma / (2 * route.latency_s));
+  return route.latency_s + (std::isfinite(bandwidth) ? bytes / bandwidth : 0.0);
 }
 
 // Whether a message to the same host crosses a loopback of its own (one link, no latency), as the courier's must:
 // a route up and down the host's own links would share them with its flows.
 bool has_own_loopback(sg4::Host* host) {
-  std::vector<sg4::Link*> links;
-  double latency = 0;
-  host->route_to(host, links, &latency);
-  return links.size() == 1 && latency == 0;
+  const HostRoute self = route_between(host, host);
+  return self.links.size() == 1 && self.latency_s == 0;
 }
 
 }  // namespace
@@ -81,6 +75,7 @@ ControlCouriers::ControlCouriers() : tcp_gamma_(simgrid::config::get_value<doubl
 bool ControlCouriers::usable() { return simgrid::config::get_value<std::string>("network/model") == "CM02"; }
 
 bool ControlCouriers::post(sg4::Host* from, sg4::Host* to, sg4::Mailbox* to_mailbox, void* payload, double bytes) {
+  if (from == to) return false;  // already on the host's own loopback
   auto [it, added] = couriers_.try_emplace(to);
   if (added && has_own_loopback(to)) {
     it->second = std::make_shared<Courier>();

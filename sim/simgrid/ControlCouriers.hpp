@@ -18,13 +18,13 @@
 
 #include <memory>
 #include <unordered_map>
-#include <vector>
 
 namespace quorum {
 
 class ControlCouriers {
  public:
-  // Messages of at most this many bytes may take the courier (two 64-bit integers: an activation, a request).
+  // Messages of at most this many bytes may take the courier (eight 64-bit integers: an activation or a request is
+  // two, a group generator's reply three plus one per member).
   static constexpr double kMaxBytes = 64;
 
   ControlCouriers();
@@ -34,8 +34,8 @@ class ControlCouriers {
   static bool usable();
 
   // Sends `payload` (what the receiver's get yields) of `bytes` from `from` to the mailbox `to_mailbox`, whose
-  // receiver runs on `to`, without blocking; the courier owns the send. False (nothing sent) when `to` has no
-  // loopback of its own (a platform's choice): the message then has to go as an ordinary flow.
+  // receiver runs on `to`, without blocking; the courier owns the send. False (nothing sent) when `to` is `from`
+  // or has no loopback of its own (a platform's choice): the message then has to go as an ordinary flow.
   bool post(simgrid::s4u::Host* from, simgrid::s4u::Host* to, simgrid::s4u::Mailbox* to_mailbox, void* payload,
             double bytes);
 

@@ -165,15 +165,13 @@ void SimComm::post(int dst, Tag tag, Payload payload, double logical_bytes) {
   check_peer(dst, "post");
   const int key_src = tags::is_any_source(tag) ? kAnySource : rank_;
   auto* msg = new Message{rank_, tag, std::move(payload)};
+  simgrid::s4u::Mailbox* mailbox = world_.mailbox(dst, key_src, tag);
   ControlCouriers* couriers = world_.control_couriers();
-  if (couriers != nullptr && logical_bytes <= ControlCouriers::kMaxBytes && msg->payload.values.empty() &&
-      world_.host(dst) != world_.host(rank_) &&
-      couriers->post(world_.host(rank_), world_.host(dst), world_.mailbox(dst, key_src, tag), msg, logical_bytes)) {
-    resumed();
-    return;
-  }
-  // An ordinary send that this actor reaps, not a detached one (see PostedSends); the receiver owns msg.
-  posted_.add(world_.mailbox(dst, key_src, tag)->put_async(msg, simulated_bytes(logical_bytes)));
+  const bool couriered = couriers != nullptr && logical_bytes <= ControlCouriers::kMaxBytes &&
+                         msg->payload.values.empty() &&
+                         couriers->post(world_.host(rank_), world_.host(dst), mailbox, msg, logical_bytes);
+  // Otherwise an ordinary send that this actor reaps, not a detached one (see PostedSends); the receiver owns msg.
+  if (!couriered) posted_.add(mailbox->put_async(msg, simulated_bytes(logical_bytes)));
   resumed();
 }
 

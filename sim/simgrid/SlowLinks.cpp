@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "sim/simgrid/HostRoute.hpp"
+
 namespace quorum {
 
 namespace sg4 = simgrid::s4u;
@@ -10,10 +12,8 @@ namespace sg4 = simgrid::s4u;
 namespace {
 
 std::set<sg4::Link*> route_links(sg4::Host* from, sg4::Host* to) {
-  std::vector<sg4::Link*> links;
-  double latency = 0;
-  from->route_to(to, links, &latency);
-  return {links.begin(), links.end()};
+  const HostRoute route = route_between(from, to);
+  return {route.links.begin(), route.links.end()};
 }
 
 void keep_common(std::set<sg4::Link*>& kept, const std::set<sg4::Link*>& route) {
