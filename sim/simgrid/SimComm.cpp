@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <typeinfo>
 
 #include "sim/model/SlowLinkCost.hpp"
 
@@ -31,14 +32,26 @@ struct RankOf {
 
 class SimRequest final : public Request {
  public:
-  SimRequest(bool is_receive, RankOf owner) : receive(is_receive), owner_(owner) {}
+  SimRequest(bool is_receive, RankOf owner, std::shared_ptr<CommCompletions> completions)
+      : receive(is_receive), owner_(owner), completions_(std::move(completions)) {}
   ~SimRequest() override {
+    unwatch();
     // A receive dropped while pending must not let SimGrid write into freed memory later.
     if (receive && !done && comm && sg4::Actor::self() != nullptr) {
       comm->cancel();
       owner_.resumed();
     }
     delete raw;
+  }
+
+  // Once `comm` is started: from now on its end is noted in `watch` (CommCompletions).
+  void start_watching() {
+    kernel_ = comm->get_impl();
+    completions_->watch(kernel_, &watch);
+  }
+  void unwatch() {
+    if (kernel_ != nullptr && !watch.ended) completions_->forget(kernel_, &watch);
+    kernel_ = nullptr;
   }
 
   // Called once the SimGrid communication has finished.
@@ -57,16 +70,24 @@ class SimRequest final : public Request {
   std::unique_ptr<Message> message;
   bool done = false;
   bool cancelled = false;
+  CommCompletions::Watch watch;
 
  private:
   RankOf owner_;
+  std::shared_ptr<CommCompletions> completions_;
+  const void* kernel_ = nullptr;  // the communication's kernel activity, while watched
 };
 
+// SimRequest is final, so comparing the dynamic type is the exact check, and cheaper than a dynamic_cast: a server's
+// wait_any looks at every worker's request once per message.
 SimRequest& as_sim(const RequestPtr& r) {
-  auto* s = dynamic_cast<SimRequest*>(r.get());
-  if (s == nullptr) throw std::logic_error("request does not belong to the SimGrid backend");
-  return *s;
+  Request* request = r.get();
+  if (request == nullptr || typeid(*request) != typeid(SimRequest))
+    throw std::logic_error("request does not belong to the SimGrid backend");
+  return static_cast<SimRequest&>(*request);
 }
+
+std::size_t watched_wait_any_from = 16;
 
 std::uint64_t simulated_bytes(double logical_bytes) {
   return logical_bytes <= 0 ? 0 : static_cast<std::uint64_t>(std::llround(logical_bytes));
@@ -144,6 +165,10 @@ class SimAgent final : public Agent {
 
 }  // namespace
 
+void SimComm::set_watched_wait_any_from(std::size_t requests) {
+  watched_wait_any_from = std::max<std::size_t>(requests, 1);
+}
+
 double SimComm::now() const { return sg4::Engine::get_clock(); }
 
 void SimComm::check_peer(int peer, const char* what) const {
@@ -155,8 +180,9 @@ RequestPtr SimComm::isend(int dst, Tag tag, Payload payload, double logical_byte
   check_peer(dst, "isend");
   const int key_src = tags::is_any_source(tag) ? kAnySource : rank_;
   auto* msg = new Message{rank_, tag, std::move(payload)};
-  auto request = std::make_shared<SimRequest>(false, RankOf{world_.math_pool(), rank_});
+  auto request = std::make_shared<SimRequest>(false, RankOf{world_.math_pool(), rank_}, world_.completions());
   request->comm = world_.mailbox(dst, key_src, tag)->put_async(msg, simulated_bytes(logical_bytes));
+  request->start_watching();
   resumed();
   return request;
 }
@@ -181,8 +207,9 @@ RequestPtr SimComm::irecv(int src, Tag tag) {
                            (src == kAnySource ? " is not an any-source tag but was received from kAnySource"
                                               : " is an any-source tag; receive it with kAnySource"));
   if (src != kAnySource) check_peer(src, "irecv");
-  auto request = std::make_shared<SimRequest>(true, RankOf{world_.math_pool(), rank_});
+  auto request = std::make_shared<SimRequest>(true, RankOf{world_.math_pool(), rank_}, world_.completions());
   request->comm = world_.mailbox(rank_, src, tag)->get_async<Message>(&request->raw);
+  request->start_watching();
   resumed();
   return request;
 }
@@ -199,6 +226,7 @@ bool SimComm::test(const RequestPtr& request) {
 void SimComm::cancel(const RequestPtr& request) {
   auto& r = as_sim(request);
   if (r.done) return;
+  r.unwatch();
   r.comm->cancel();
   resumed();
   r.done = true;
@@ -224,19 +252,56 @@ void SimComm::do_wait(const RequestPtr& request) {
 
 std::size_t SimComm::do_wait_any(std::span<const RequestPtr> requests) {
   if (requests.empty()) throw std::logic_error("wait_any on no requests");
+  for (std::size_t i = 0; i < requests.size(); ++i)
+    if (as_sim(requests[i]).done) return i;
+  if (requests.size() >= watched_wait_any_from) return wait_any_watched(requests);
   std::vector<sg4::CommPtr> comms;
-  std::vector<std::size_t> index;
-  for (std::size_t i = 0; i < requests.size(); ++i) {
-    auto& r = as_sim(requests[i]);
-    if (r.done) return i;
-    comms.push_back(r.comm);
-    index.push_back(i);
-  }
-  const auto k = sg4::Comm::wait_any(comms);
+  comms.reserve(requests.size());
+  for (const auto& r : requests) comms.push_back(as_sim(r).comm);
+  const auto i = static_cast<std::size_t>(sg4::Comm::wait_any(comms));
   resumed();
-  const std::size_t i = index[static_cast<std::size_t>(k)];
   as_sim(requests[i]).complete();
   return i;
+}
+
+// SimGrid's wait_any's choice, without registering on every request: the first request in the list whose
+// communication has already ended, else the first to end.
+std::size_t SimComm::wait_any_watched(std::span<const RequestPtr> requests) {
+  std::size_t chosen = requests.size();
+  for (std::size_t i = 0; i < requests.size() && chosen == requests.size(); ++i)
+    if (as_sim(requests[i]).watch.ended) chosen = i;
+  if (chosen == requests.size()) {
+    if (!waiter_) waiter_ = std::make_unique<CommCompletions::Waiter>();
+    const auto set_waiter = [&](CommCompletions::Waiter* waiter) {
+      for (const auto& r : requests) as_sim(r).watch.waiter = waiter;
+    };
+    set_waiter(waiter_.get());
+    waiter_->blocked = true;
+    try {
+      waiter_->wake->acquire();
+    } catch (...) {
+      waiter_->blocked = false;
+      set_waiter(nullptr);
+      resumed();
+      throw;
+    }
+    resumed();
+    set_waiter(nullptr);
+    std::uint64_t first = 0;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      const auto& watch = as_sim(requests[i]).watch;
+      if (watch.ended && (first == 0 || watch.order < first)) {
+        first = watch.order;
+        chosen = i;
+      }
+    }
+    if (chosen == requests.size()) throw std::logic_error("wait_any: woken with no request ended");
+  }
+  auto& r = as_sim(requests[chosen]);
+  r.comm->wait();  // SimGrid has finished it: returns at once and lets SimGrid forget it
+  resumed();
+  r.complete();
+  return chosen;
 }
 
 // The step's modelled duration slept in parts, with each part's continuation (e.g. a gradient bucket's allreduce

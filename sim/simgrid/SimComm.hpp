@@ -32,6 +32,11 @@ class SimComm final : public Comm, private NativeCollectives {
   // Called once the actor's work is done: posted messages still pending are delivered from a daemon (PostedSends).
   void deliver_pending_posts();
   void charge_reduction(double logical_bytes, std::size_t real_values) override;
+  // wait_any over at least this many requests learns which ended from CommCompletions instead of SimGrid's
+  // wait_any, which costs O(n) per call (a server listening to every worker pays it once per message). Both give
+  // the same choice; tests set it to 2 or to SIZE_MAX to compare them. Process-wide; 16 by default.
+  static void set_watched_wait_any_from(std::size_t requests);
+
   // Awaits this rank's pending math (RankMathPool): called on every return from SimGrid to this actor's code.
   void resumed() const noexcept {
     if (const auto& pool = world_.math_pool()) pool->await(rank_);
@@ -51,9 +56,11 @@ class SimComm final : public Comm, private NativeCollectives {
   // has a core of its own, else seconds x core_share core-seconds on the node's shared cores.
   void work(double seconds, double core_share = 1);
   void check_peer(int peer, const char* what) const;
+  std::size_t wait_any_watched(std::span<const RequestPtr> requests);
   SimWorld& world_;
   int rank_;
   PostedSends posted_;
+  std::unique_ptr<CommCompletions::Waiter> waiter_;  // this actor's, once it has waited on many requests
 };
 
 }  // namespace quorum

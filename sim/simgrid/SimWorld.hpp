@@ -12,6 +12,7 @@
 #include "algorithms/comm/Tag.hpp"
 #include "platforms/PlatformBuilder.hpp"
 #include "platforms/PlatformConfig.hpp"
+#include "sim/simgrid/CommCompletions.hpp"
 #include "sim/simgrid/ControlCouriers.hpp"
 #include "sim/model/ComputeModel.hpp"
 #include "sim/simgrid/RankMathPool.hpp"
@@ -74,6 +75,10 @@ class SimWorld {
     couriers_ = on && ControlCouriers::usable() ? std::make_unique<ControlCouriers>() : nullptr;
   }
 
+  // Where every request's communication is watched until it ends (CommCompletions.hpp); shared with the requests,
+  // which may outlive this world.
+  const std::shared_ptr<CommCompletions>& completions() const { return completions_; }
+
   int live_agents = 0;      // progress agents started and not yet finished
   std::string first_error;  // first exception escaping a rank or agent (it would abort SimGrid)
 
@@ -89,6 +94,7 @@ class SimWorld {
   std::unordered_map<std::uint64_t, simgrid::s4u::Mailbox*> mailboxes_;
   std::shared_ptr<RankMathPool> math_pool_;
   std::unique_ptr<ControlCouriers> couriers_;
+  std::shared_ptr<CommCompletions> completions_ = std::make_shared<CommCompletions>();
 };
 
 }  // namespace quorum

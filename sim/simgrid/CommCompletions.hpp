@@ -1,0 +1,60 @@
+#pragma once
+// Which of many pending SimGrid communications has ended, learnt from the network model instead of by asking
+// SimGrid about each of them.
+//
+// Why: SimGrid's wait_any registers the waiting actor on every activity it is given and unregisters it from all of
+// them when one ends, O(n) per call. A parameter server posts one receive per worker and calls wait_any once per
+// push, so every simulated step cost O(P^2): at P = 4,096, async_ps spent more than half its run there.
+//
+// How: every request's kernel communication is watched from its start. When the network model ends its action
+// (SimGrid's Link::on_communication_state_change, in maestro), the request is marked ended, numbered in the order
+// the actions ended, and the actor blocked on it, if any, is woken through a semaphore. A wait_any over many
+// requests is then a scan of flags. By the time the woken actor runs, SimGrid has finished the communication (the
+// data is delivered), so its wait() returns at once.
+#include <simgrid/s4u/Semaphore.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+
+namespace quorum {
+
+class CommCompletions {
+ public:
+  // An actor blocked until one of the requests it waits on ends.
+  struct Waiter {
+    simgrid::s4u::SemaphorePtr wake = simgrid::s4u::Semaphore::create(0);
+    bool blocked = false;
+  };
+  // One request's view, owned by the request.
+  struct Watch {
+    bool ended = false;
+    std::uint64_t order = 0;     // when it ended, among all watched communications (1, 2, ...)
+    Waiter* waiter = nullptr;    // the actor blocked on it, if any
+  };
+
+  // The latest constructed instance hears the network model (one simulation per process at a time).
+  CommCompletions();
+  ~CommCompletions();
+  CommCompletions(const CommCompletions&) = delete;
+  CommCompletions& operator=(const CommCompletions&) = delete;
+
+  // Watches the kernel communication `activity` (simgrid::s4u::Comm::get_impl() of a started communication, not
+  // yet ended) on behalf of `watch`, until it ends or forget() is called. Both ends of a communication may watch it.
+  void watch(const void* activity, Watch* watch);
+  // Stops `watch` watching (its request is cancelled or destroyed before the communication ended).
+  void forget(const void* activity, const Watch* watch);
+
+  // Called from the network model: the action of `activity` has ended (finished, or failed when cancelled).
+  void ended(const void* activity);
+
+ private:
+  struct Ends {
+    Watch* sender_or_receiver[2] = {nullptr, nullptr};
+  };
+  static void mark_ended(Watch* watch, std::uint64_t order);
+  std::unordered_map<const void*, Ends> pending_;
+  std::uint64_t ended_count_ = 0;
+};
+
+}  // namespace quorum

@@ -1,0 +1,153 @@
+// wait_any over many requests (sim/simgrid/CommCompletions.hpp): it learns which request ended from the network
+// model instead of SimGrid's wait_any, and must make the same choice at the same simulated time: the first request
+// in the list that has already ended, else the first to end; and whole scenarios must not change by a bit.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <limits>
+#include <vector>
+
+#include "sim/simgrid/SimComm.hpp"
+#include "tests/support/ScenarioHarness.hpp"
+#include "tests/support/SimHarness.hpp"
+
+namespace quorum {
+
+using testing::run_simulated;
+using testing::star;
+
+namespace {
+
+constexpr int kSenders = 20;  // above the default threshold (16), so the watched path is taken
+const Tag kTag = tags::make(Channel::Benchmark, 5);
+
+// Restores the process-wide threshold when a test ends.
+struct WatchedFrom {
+  explicit WatchedFrom(std::size_t requests) { SimComm::set_watched_wait_any_from(requests); }
+  ~WatchedFrom() { SimComm::set_watched_wait_any_from(16); }
+};
+
+// Rank 0 posts one receive per sender (ranks 1..kSenders), optionally sleeps `listen_after` seconds, then calls
+// wait_any until all arrived; sender k sends 8 bytes at send_at(k). Rank 0 returns [[sender, time], ...] in the
+// order wait_any returned them.
+template <typename SendAt>
+nlohmann::json arrivals(double listen_after, SendAt send_at) {
+  const auto r = run_simulated(star(kSenders + 1), [&](Comm& comm) -> nlohmann::json {
+    if (comm.rank() > 0) {
+      comm.sleep_for(send_at(comm.rank()));
+      comm.send(0, kTag, Payload{{}, {comm.rank()}}, 8);
+      return nullptr;
+    }
+    std::vector<RequestPtr> receives;
+    for (int k = 1; k <= kSenders; ++k) receives.push_back(comm.irecv(k, kTag));
+    if (listen_after > 0) comm.sleep_for(listen_after);
+    nlohmann::json order = nlohmann::json::array();
+    while (!receives.empty()) {
+      const std::size_t i = comm.wait_any(receives);
+      const Message m = comm.take(receives[i]);
+      order.push_back({m.payload.ints.at(0), comm.now()});
+      receives.erase(receives.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    return order;
+  });
+  EXPECT_TRUE(r.ok) << r.error;
+  return r.ok ? r.per_rank[0] : nlohmann::json::array();
+}
+
+}  // namespace
+
+TEST(WatchedWaitAny, ReturnsEachMessageWhenItArrivesInArrivalOrder) {
+  // Sender k sends at (kSenders + 1 - k) ms: they arrive in reverse rank order, 1 ms apart.
+  const auto order = arrivals(0, [](int k) { return 1e-3 * (kSenders + 1 - k); });
+  ASSERT_EQ(order.size(), static_cast<std::size_t>(kSenders));
+  for (int n = 0; n < kSenders; ++n) {
+    const int sender = kSenders - n;
+    EXPECT_EQ(order[n][0].get<int>(), sender);
+    // Sent at (n + 1) ms; the star's route is two 1 us links.
+    EXPECT_GT(order[n][1].get<double>(), 1e-3 * (n + 1));
+    EXPECT_LT(order[n][1].get<double>(), 1e-3 * (n + 1) + 1e-4);
+  }
+}
+
+TEST(WatchedWaitAny, RequestsThatHaveAlreadyEndedComeInListOrder) {
+  // Everything has arrived (in reverse order) before rank 0 looks: it gets them in its list's order, at once.
+  const auto order = arrivals(1.0, [](int k) { return 1e-3 * (kSenders + 1 - k); });
+  ASSERT_EQ(order.size(), static_cast<std::size_t>(kSenders));
+  for (int n = 0; n < kSenders; ++n) {
+    EXPECT_EQ(order[n][0].get<int>(), n + 1);
+    EXPECT_DOUBLE_EQ(order[n][1].get<double>(), 1.0);
+  }
+}
+
+TEST(WatchedWaitAny, MakesTheSameChoicesAsSimGridsWaitAny) {
+  // Arrivals spread over time, several at the same instant, some before rank 0 listens.
+  const auto send_at = [](int k) { return 1e-3 * (k % 7); };
+  nlohmann::json watched, native;
+  {
+    WatchedFrom all(2);
+    watched = arrivals(2.5e-3, send_at);
+  }
+  {
+    WatchedFrom none(std::numeric_limits<std::size_t>::max());
+    native = arrivals(2.5e-3, send_at);
+  }
+  EXPECT_EQ(watched, native);
+}
+
+namespace {
+
+nlohmann::json piz_daint_scenario(const nlohmann::json& algorithm) {
+  return {{"name", "watched-wait-any"},
+          {"seed", 3},
+          {"platform", {{"name", "piz_daint"}, {"nodes", 64}}},
+          {"workload", {{"profile", "resnet50_p100"}, {"iterations", 8}}},
+          {"imbalance", {{"kind", "random_delay"}, {"ranks", 2}, {"delay_s", 0.32}}},
+          {"algorithm", algorithm},
+          {"math", {{"model", "none"}}},
+          {"output", {{"progress", false}, {"iterations_csv", false}}}};
+}
+
+// The summary (wall time aside) with wait_any watched from `watched_from` requests on.
+nlohmann::json summary(const nlohmann::json& scenario, std::size_t watched_from) {
+  WatchedFrom setting(watched_from);
+  auto r = testing::simulate_scenario(scenario);
+  EXPECT_TRUE(r.ok) << r.error;
+  r.summary.erase("wall_time_s");
+  return r.summary;
+}
+
+constexpr std::size_t kNever = std::numeric_limits<std::size_t>::max();
+
+}  // namespace
+
+// On Piz Daint with ResNet-50 messages and two delayed ranks, the default (a server's wait over its 63 workers is
+// watched, the butterflies' and rings' few requests are not) gives every algorithm the summary SimGrid's wait_any
+// gives, to the last bit.
+TEST(WatchedWaitAny, ScenarioSummariesAreIdenticalToSimGridsWaitAny) {
+  for (const nlohmann::json& algorithm :
+       {nlohmann::json{{"name", "async_ps"}}, nlohmann::json{{"name", "eamsgd"}}, nlohmann::json{{"name", "wagma"}},
+        nlohmann::json{{"name", "eager_sgd"}, {"collective", "solo"}},
+        nlohmann::json{{"name", "eager_sgd"}, {"collective", "majority"}}, nlohmann::json{{"name", "adpsgd"}},
+        nlohmann::json{{"name", "sgp"}}, nlohmann::json{{"name", "prague"}, {"mode", "smart"}}}) {
+    SCOPED_TRACE(algorithm.dump());
+    const auto scenario = piz_daint_scenario(algorithm);
+    EXPECT_EQ(summary(scenario, 16), summary(scenario, kNever));
+  }
+}
+
+// Watching every wait_any of two or more requests too. A woken actor then runs first among those that resume at
+// that instant (SimGrid's wait_any resumes it in the order communications are finished): the partial collectives'
+// and the servers' figures do not move; Prague's do, because the order in which requests reach its group
+// generator decides the groups (as ControlCouriersTest shows), which is why the default leaves small waits alone.
+TEST(WatchedWaitAny, WatchingEvenSmallWaitsLeavesTheCollectivesAndServersUnchanged) {
+  for (const nlohmann::json& algorithm :
+       {nlohmann::json{{"name", "async_ps"}}, nlohmann::json{{"name", "eamsgd"}}, nlohmann::json{{"name", "wagma"}},
+        nlohmann::json{{"name", "eager_sgd"}, {"collective", "solo"}},
+        nlohmann::json{{"name", "eager_sgd"}, {"collective", "majority"}}, nlohmann::json{{"name", "adpsgd"}}}) {
+    SCOPED_TRACE(algorithm.dump());
+    const auto scenario = piz_daint_scenario(algorithm);
+    EXPECT_EQ(summary(scenario, 2), summary(scenario, kNever));
+  }
+}
+
+}  // namespace quorum
