@@ -14,7 +14,6 @@
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include <cstdint>
-#include <memory>
 #include <unordered_map>
 
 namespace quorum {
@@ -29,8 +28,8 @@ class CommCompletions {
   // One request's view, owned by the request.
   struct Watch {
     bool ended = false;
-    std::uint64_t order = 0;     // when it ended, among all watched communications (1, 2, ...)
-    Waiter* waiter = nullptr;    // the actor blocked on it, if any
+    std::uint64_t order = 0;  // when it ended, among all watched communications (1, 2, ...)
+    Waiter* waiter = nullptr;  // the actor blocked on it, if any
   };
 
   // The latest constructed instance hears the network model (one simulation per process at a time).

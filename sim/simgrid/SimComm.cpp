@@ -254,6 +254,7 @@ std::size_t SimComm::do_wait_any(std::span<const RequestPtr> requests) {
   if (requests.empty()) throw std::logic_error("wait_any on no requests");
   for (std::size_t i = 0; i < requests.size(); ++i)
     if (as_sim(requests[i]).done) return i;
+  // Many requests: CommCompletions says which ended (SimGrid's wait_any would cost O(n) per call).
   if (requests.size() >= watched_wait_any_from) return wait_any_watched(requests);
   std::vector<sg4::CommPtr> comms;
   comms.reserve(requests.size());
