@@ -71,10 +71,7 @@ void CommCompletions::ended(const void* activity) {
 void CommCompletions::mark_ended(Watch* watch, std::uint64_t order) {
   watch->ended = true;
   watch->order = order;
-  if (Waiter* waiter = watch->waiter; waiter != nullptr && waiter->blocked) {
-    waiter->blocked = false;
-    waiter->wake->release();
-  }
+  if (watch->waiter != nullptr) watch->waiter->wake();
 }
 
 }  // namespace quorum

@@ -8,28 +8,23 @@
 //
 // How: every request's kernel communication is watched from its start. When the network model ends its action
 // (SimGrid's Link::on_communication_state_change, in maestro), the request is marked ended, numbered in the order
-// the actions ended, and the actor blocked on it, if any, is woken through a semaphore. A wait_any over many
+// the actions ended, and the actor waiting on it, if any, is woken (WakeUp). A wait_any over many
 // requests is then a scan of flags. By the time the woken actor runs, SimGrid has finished the communication (the
 // data is delivered), so its wait() returns at once.
-#include <simgrid/s4u/Semaphore.hpp>
-
 #include <cstdint>
 #include <unordered_map>
+
+#include "sim/simgrid/WakeUp.hpp"
 
 namespace quorum {
 
 class CommCompletions {
  public:
-  // An actor blocked until one of the requests it waits on ends.
-  struct Waiter {
-    simgrid::s4u::SemaphorePtr wake = simgrid::s4u::Semaphore::create(0);
-    bool blocked = false;
-  };
   // One request's view, owned by the request.
   struct Watch {
     bool ended = false;
     std::uint64_t order = 0;  // when it ended, among all watched communications (1, 2, ...)
-    Waiter* waiter = nullptr;  // the actor blocked on it, if any
+    WakeUp* waiter = nullptr;  // the actor waiting on it, if any
   };
 
   // The latest constructed instance hears the network model (one simulation per process at a time).

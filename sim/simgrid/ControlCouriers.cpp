@@ -2,7 +2,6 @@
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
-#include <simgrid/s4u/Semaphore.hpp>
 #include <xbt/config.hpp>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 
 #include "sim/simgrid/HostRoute.hpp"
 #include "sim/simgrid/PostedSends.hpp"
+#include "sim/simgrid/WakeUp.hpp"
 
 namespace quorum {
 
@@ -49,8 +49,7 @@ bool has_own_loopback(sg4::Host* host) {
 
 struct ControlCouriers::Courier {
   std::deque<Parcel> queue;
-  bool idle = false;
-  sg4::SemaphorePtr wake = sg4::Semaphore::create(0);
+  WakeUp wake_up;  // when a parcel comes to an empty queue
   PostedSends sends;
 
   void run() {
@@ -64,8 +63,7 @@ struct ControlCouriers::Courier {
         comm->start();
         sends.add(std::move(comm));
       }
-      idle = true;
-      wake->acquire();
+      wake_up.wait();
     }
   }
 };
@@ -86,10 +84,7 @@ bool ControlCouriers::post(sg4::Host* from, sg4::Host* to, sg4::Mailbox* to_mail
   const double carried = std::max(1.0, std::ceil(bytes));  // whole bytes, as the transfer carries them
   const double duration = unshared_duration(from, to, bytes, tcp_gamma_);
   courier->queue.push_back(Parcel{to_mailbox, payload, carried, duration > 0 ? carried / duration : -1.0});
-  if (courier->idle) {
-    courier->idle = false;
-    courier->wake->release();
-  }
+  courier->wake_up.wake();
   return true;
 }
 

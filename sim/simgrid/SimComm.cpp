@@ -252,10 +252,14 @@ void SimComm::do_wait(const RequestPtr& request) {
 
 std::size_t SimComm::do_wait_any(std::span<const RequestPtr> requests) {
   if (requests.empty()) throw std::logic_error("wait_any on no requests");
-  for (std::size_t i = 0; i < requests.size(); ++i)
-    if (as_sim(requests[i]).done) return i;
+  std::size_t first_ended = requests.size();
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const SimRequest& r = as_sim(requests[i]);
+    if (r.done) return i;
+    if (r.watch.ended && first_ended == requests.size()) first_ended = i;
+  }
   // Many requests: CommCompletions says which ended (SimGrid's wait_any would cost O(n) per call).
-  if (requests.size() >= watched_wait_any_from) return wait_any_watched(requests);
+  if (requests.size() >= watched_wait_any_from) return wait_any_watched(requests, first_ended);
   std::vector<sg4::CommPtr> comms;
   comms.reserve(requests.size());
   for (const auto& r : requests) comms.push_back(as_sim(r).comm);
@@ -266,22 +270,18 @@ std::size_t SimComm::do_wait_any(std::span<const RequestPtr> requests) {
 }
 
 // SimGrid's wait_any's choice, without registering on every request: the first request in the list whose
-// communication has already ended, else the first to end.
-std::size_t SimComm::wait_any_watched(std::span<const RequestPtr> requests) {
-  std::size_t chosen = requests.size();
-  for (std::size_t i = 0; i < requests.size() && chosen == requests.size(); ++i)
-    if (as_sim(requests[i]).watch.ended) chosen = i;
+// communication has already ended (`first_ended`, or requests.size() if none), else the first to end.
+std::size_t SimComm::wait_any_watched(std::span<const RequestPtr> requests, std::size_t first_ended) {
+  std::size_t chosen = first_ended;
   if (chosen == requests.size()) {
-    if (!waiter_) waiter_ = std::make_unique<CommCompletions::Waiter>();
-    const auto set_waiter = [&](CommCompletions::Waiter* waiter) {
+    if (!waiter_) waiter_ = std::make_unique<WakeUp>();
+    const auto set_waiter = [&](WakeUp* waiter) {
       for (const auto& r : requests) as_sim(r).watch.waiter = waiter;
     };
     set_waiter(waiter_.get());
-    waiter_->blocked = true;
     try {
-      waiter_->wake->acquire();
+      waiter_->wait();
     } catch (...) {
-      waiter_->blocked = false;
       set_waiter(nullptr);
       resumed();
       throw;

@@ -56,11 +56,11 @@ class SimComm final : public Comm, private NativeCollectives {
   // has a core of its own, else seconds x core_share core-seconds on the node's shared cores.
   void work(double seconds, double core_share = 1);
   void check_peer(int peer, const char* what) const;
-  std::size_t wait_any_watched(std::span<const RequestPtr> requests);
+  std::size_t wait_any_watched(std::span<const RequestPtr> requests, std::size_t first_ended);
   SimWorld& world_;
   int rank_;
   PostedSends posted_;
-  std::unique_ptr<CommCompletions::Waiter> waiter_;  // this actor's, once it has waited on many requests
+  std::unique_ptr<WakeUp> waiter_;  // this actor's, once it has waited on many requests
 };
 
 }  // namespace quorum
