@@ -68,6 +68,12 @@ void CommCompletions::ended(const void* activity) {
     if (watch != nullptr) mark_ended(watch, order);
 }
 
+void CommCompletions::ended(Watch* sender, Watch* receiver) {
+  const std::uint64_t order = ++ended_count_;
+  for (Watch* watch : {sender, receiver})
+    if (watch != nullptr) mark_ended(watch, order);
+}
+
 void CommCompletions::mark_ended(Watch* watch, std::uint64_t order) {
   watch->ended = true;
   watch->order = order;

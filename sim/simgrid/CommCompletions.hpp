@@ -41,6 +41,8 @@ class CommCompletions {
 
   // Called from the network model: the action of `activity` has ended (finished, or failed when cancelled).
   void ended(const void* activity);
+  // Ends a transfer that is no SimGrid communication (DirectMessages): its ends are numbered together, among all.
+  void ended(Watch* sender, Watch* receiver);
 
  private:
   struct Ends {

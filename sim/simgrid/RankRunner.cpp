@@ -48,7 +48,7 @@ double run_ranks(const PlatformConfig& platform, const ComputeModel& compute,
 
   SimWorld world(hosts, compute, host_costs(platform));
   world.use_math_threads(math_threads);
-  world.use_control_couriers(unshared_control_messages);
+  world.use_unshared_control_messages(unshared_control_messages);
   std::vector<char> finished(static_cast<std::size_t>(ranks), 0);
   for (int r = 0; r < ranks; ++r) {
     // An exception inside an actor would abort the process; keep the first one and report it after the run.

@@ -36,6 +36,10 @@ class SimRequest final : public Request {
       : receive(is_receive), owner_(owner), completions_(std::move(completions)) {}
   ~SimRequest() override {
     unwatch();
+    if (direct) {  // a receive still queued gets no message; a message in flight is dropped at its arrival
+      direct->abandoned = true;
+      direct->watch.waiter = nullptr;
+    }
     // A receive dropped while pending must not let SimGrid write into freed memory later.
     if (receive && !done && comm && sg4::Actor::self() != nullptr) {
       comm->cancel();
@@ -47,32 +51,38 @@ class SimRequest final : public Request {
   // Once `comm` is started: from now on its end is noted in `watch` (CommCompletions).
   void start_watching() {
     kernel_ = comm->get_impl();
-    completions_->watch(kernel_, &watch);
+    completions_->watch(kernel_, &own_watch_);
   }
   void unwatch() {
-    if (kernel_ != nullptr && !watch.ended) completions_->forget(kernel_, &watch);
+    if (kernel_ != nullptr && !own_watch_.ended) completions_->forget(kernel_, &own_watch_);
     kernel_ = nullptr;
   }
 
-  // Called once the SimGrid communication has finished.
+  // Called once the communication has finished (SimGrid's, or a direct message's arrival).
   void complete() {
     if (done) return;
     done = true;
-    if (receive) {
+    if (receive && direct) {
+      message = std::move(direct->delivered);
+    } else if (receive) {
       message.reset(raw);
       raw = nullptr;
     }
   }
 
+  // Where its end is noted: the direct message's end, or the watched SimGrid communication's.
+  CommCompletions::Watch& watch() { return direct ? direct->watch : own_watch_; }
+
   const bool receive;
-  sg4::CommPtr comm;
+  sg4::CommPtr comm;                               // null for a direct message
+  std::shared_ptr<DirectMessages::End> direct;     // a control channel's message (DirectMessages.hpp)
   Message* raw = nullptr;  // where SimGrid delivers the sender's message
   std::unique_ptr<Message> message;
   bool done = false;
   bool cancelled = false;
-  CommCompletions::Watch watch;
 
  private:
+  CommCompletions::Watch own_watch_;
   RankOf owner_;
   std::shared_ptr<CommCompletions> completions_;
   const void* kernel_ = nullptr;  // the communication's kernel activity, while watched
@@ -179,8 +189,14 @@ void SimComm::check_peer(int peer, const char* what) const {
 RequestPtr SimComm::isend(int dst, Tag tag, Payload payload, double logical_bytes) {
   check_peer(dst, "isend");
   const int key_src = tags::is_any_source(tag) ? kAnySource : rank_;
-  auto* msg = new Message{rank_, tag, std::move(payload)};
   auto request = std::make_shared<SimRequest>(false, RankOf{world_.math_pool(), rank_}, world_.completions());
+  if (DirectMessages* direct = world_.direct_messages(); direct != nullptr && DirectMessages::carries(tag)) {
+    request->direct = std::make_shared<DirectMessages::End>();
+    direct->send(SimWorld::mailbox_key(dst, key_src, tag), world_.host(rank_), world_.host(dst),
+                 std::make_unique<Message>(Message{rank_, tag, std::move(payload)}), logical_bytes, request->direct);
+    return request;
+  }
+  auto* msg = new Message{rank_, tag, std::move(payload)};
   request->comm = world_.mailbox(dst, key_src, tag)->put_async(msg, simulated_bytes(logical_bytes));
   request->start_watching();
   resumed();
@@ -190,6 +206,11 @@ RequestPtr SimComm::isend(int dst, Tag tag, Payload payload, double logical_byte
 void SimComm::post(int dst, Tag tag, Payload payload, double logical_bytes) {
   check_peer(dst, "post");
   const int key_src = tags::is_any_source(tag) ? kAnySource : rank_;
+  if (DirectMessages* direct = world_.direct_messages(); direct != nullptr && DirectMessages::carries(tag)) {
+    direct->send(SimWorld::mailbox_key(dst, key_src, tag), world_.host(rank_), world_.host(dst),
+                 std::make_unique<Message>(Message{rank_, tag, std::move(payload)}), logical_bytes, nullptr);
+    return;
+  }
   auto* msg = new Message{rank_, tag, std::move(payload)};
   simgrid::s4u::Mailbox* mailbox = world_.mailbox(dst, key_src, tag);
   ControlCouriers* couriers = world_.control_couriers();
@@ -208,6 +229,11 @@ RequestPtr SimComm::irecv(int src, Tag tag) {
                                               : " is an any-source tag; receive it with kAnySource"));
   if (src != kAnySource) check_peer(src, "irecv");
   auto request = std::make_shared<SimRequest>(true, RankOf{world_.math_pool(), rank_}, world_.completions());
+  if (DirectMessages* direct = world_.direct_messages(); direct != nullptr && DirectMessages::carries(tag)) {
+    request->direct = std::make_shared<DirectMessages::End>();
+    direct->receive(SimWorld::mailbox_key(rank_, src, tag), request->direct);
+    return request;
+  }
   request->comm = world_.mailbox(rank_, src, tag)->get_async<Message>(&request->raw);
   request->start_watching();
   resumed();
@@ -217,6 +243,10 @@ RequestPtr SimComm::irecv(int src, Tag tag) {
 bool SimComm::test(const RequestPtr& request) {
   auto& r = as_sim(request);
   if (r.done) return true;
+  if (r.direct) {
+    if (r.direct->watch.ended) r.complete();
+    return r.done;
+  }
   const bool finished = r.comm->test();
   resumed();
   if (finished) r.complete();
@@ -226,9 +256,13 @@ bool SimComm::test(const RequestPtr& request) {
 void SimComm::cancel(const RequestPtr& request) {
   auto& r = as_sim(request);
   if (r.done) return;
-  r.unwatch();
-  r.comm->cancel();
-  resumed();
+  if (r.direct) {
+    r.direct->abandoned = true;
+  } else {
+    r.unwatch();
+    r.comm->cancel();
+    resumed();
+  }
   r.done = true;
   r.cancelled = true;
 }
@@ -245,21 +279,45 @@ Message SimComm::take(const RequestPtr& request) {
 void SimComm::do_wait(const RequestPtr& request) {
   auto& r = as_sim(request);
   if (r.done) return;
-  r.comm->wait();
-  resumed();
+  if (r.direct) {
+    wait_until_ended(r.watch());
+  } else {
+    r.comm->wait();
+    resumed();
+  }
   r.complete();
+}
+
+// Blocks until `watch` notes its transfer's end (CommCompletions wakes this actor).
+void SimComm::wait_until_ended(CommCompletions::Watch& watch) {
+  if (watch.ended) return;
+  if (!waiter_) waiter_ = std::make_unique<WakeUp>();
+  watch.waiter = waiter_.get();
+  try {
+    waiter_->wait();
+  } catch (...) {
+    watch.waiter = nullptr;
+    resumed();
+    throw;
+  }
+  resumed();
+  watch.waiter = nullptr;
+  if (!watch.ended) throw std::logic_error("wait: woken before the transfer ended");
 }
 
 std::size_t SimComm::do_wait_any(std::span<const RequestPtr> requests) {
   if (requests.empty()) throw std::logic_error("wait_any on no requests");
   std::size_t first_ended = requests.size();
+  bool any_direct = false;
   for (std::size_t i = 0; i < requests.size(); ++i) {
-    const SimRequest& r = as_sim(requests[i]);
+    SimRequest& r = as_sim(requests[i]);
     if (r.done) return i;
-    if (r.watch.ended && first_ended == requests.size()) first_ended = i;
+    if (r.watch().ended && first_ended == requests.size()) first_ended = i;
+    any_direct = any_direct || r.direct;
   }
-  // Many requests: CommCompletions says which ended (SimGrid's wait_any would cost O(n) per call).
-  if (requests.size() >= watched_wait_any_from) return wait_any_watched(requests, first_ended);
+  // Many requests, or direct messages, which SimGrid knows nothing of: CommCompletions says which ended (SimGrid's
+  // wait_any would cost O(n) per call).
+  if (any_direct || requests.size() >= watched_wait_any_from) return wait_any_watched(requests, first_ended);
   std::vector<sg4::CommPtr> comms;
   comms.reserve(requests.size());
   for (const auto& r : requests) comms.push_back(as_sim(r).comm);
@@ -276,7 +334,7 @@ std::size_t SimComm::wait_any_watched(std::span<const RequestPtr> requests, std:
   if (chosen == requests.size()) {
     if (!waiter_) waiter_ = std::make_unique<WakeUp>();
     const auto set_waiter = [&](WakeUp* waiter) {
-      for (const auto& r : requests) as_sim(r).watch.waiter = waiter;
+      for (const auto& r : requests) as_sim(r).watch().waiter = waiter;
     };
     set_waiter(waiter_.get());
     try {
@@ -290,7 +348,7 @@ std::size_t SimComm::wait_any_watched(std::span<const RequestPtr> requests, std:
     set_waiter(nullptr);
     std::uint64_t first = 0;
     for (std::size_t i = 0; i < requests.size(); ++i) {
-      const auto& watch = as_sim(requests[i]).watch;
+      const auto& watch = as_sim(requests[i]).watch();
       if (watch.ended && (first == 0 || watch.order < first)) {
         first = watch.order;
         chosen = i;
@@ -299,8 +357,10 @@ std::size_t SimComm::wait_any_watched(std::span<const RequestPtr> requests, std:
     if (chosen == requests.size()) throw std::logic_error("wait_any: woken with no request ended");
   }
   auto& r = as_sim(requests[chosen]);
-  r.comm->wait();  // SimGrid has finished it: returns at once and lets SimGrid forget it
-  resumed();
+  if (!r.direct) {
+    r.comm->wait();  // SimGrid has finished it: returns at once and lets SimGrid forget it
+    resumed();
+  }
   r.complete();
   return chosen;
 }

@@ -14,6 +14,7 @@
 #include "platforms/PlatformConfig.hpp"
 #include "sim/simgrid/CommCompletions.hpp"
 #include "sim/simgrid/ControlCouriers.hpp"
+#include "sim/simgrid/DirectMessages.hpp"
 #include "sim/model/ComputeModel.hpp"
 #include "sim/simgrid/RankMathPool.hpp"
 #include "sim/simgrid/SimNativeAllreduce.hpp"
@@ -60,6 +61,11 @@ class SimWorld {
   // One mailbox per (destination, source, tag); any-source tags use source -1. Matching per triple is then
   // SimGrid's FIFO matching, which is MPI's non-overtaking rule.
   simgrid::s4u::Mailbox* mailbox(int dst, int src, Tag tag);
+  // The triple's key (mailbox names, DirectMessages' matching).
+  static std::uint64_t mailbox_key(int dst, int src, Tag tag) {
+    return (static_cast<std::uint64_t>(dst) << 44) | (static_cast<std::uint64_t>(src + 1) << 24) |
+           static_cast<std::uint64_t>(tag);
+  }
 
   // Where the ranks' math runs: null runs it inline, at the start of compute(); otherwise see RankMathPool. Shared
   // with the agents' requests and locks, which may outlive this world when a simulation is torn down.
@@ -68,11 +74,14 @@ class SimWorld {
     math_pool_ = threads > 1 ? std::make_shared<RankMathPool>(size(), threads) : nullptr;
   }
 
-  // Where control messages go when they skip the max-min system (ControlCouriers.hpp), or null: every message is a
-  // flow that shares its links.
+  // Where control messages go when they skip the max-min system, or null: every message is a flow that shares its
+  // links. The control channels' messages are matched and delivered by quorum (DirectMessages.hpp); other small
+  // posted messages go through a courier (ControlCouriers.hpp).
   ControlCouriers* control_couriers() const { return couriers_.get(); }
-  void use_control_couriers(bool on) {
+  DirectMessages* direct_messages() const { return direct_.get(); }
+  void use_unshared_control_messages(bool on) {
     couriers_ = on && ControlCouriers::usable() ? std::make_unique<ControlCouriers>() : nullptr;
+    direct_ = on && DirectMessages::usable() ? std::make_unique<DirectMessages>(completions_) : nullptr;
   }
 
   // Where every request's communication is watched until it ends (CommCompletions.hpp); shared with the requests,
@@ -95,6 +104,7 @@ class SimWorld {
   std::shared_ptr<RankMathPool> math_pool_;
   std::unique_ptr<ControlCouriers> couriers_;
   std::shared_ptr<CommCompletions> completions_ = std::make_shared<CommCompletions>();
+  std::unique_ptr<DirectMessages> direct_;  // after completions_, which it ends transfers through
 };
 
 }  // namespace quorum

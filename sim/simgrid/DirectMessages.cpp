@@ -1,0 +1,112 @@
+#include "sim/simgrid/DirectMessages.hpp"
+
+#include <simgrid/kernel/Timer.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Link.hpp>
+#include <xbt/config.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+
+#include "sim/simgrid/HostRoute.hpp"
+
+namespace quorum {
+
+namespace sg4 = simgrid::s4u;
+using simgrid::kernel::timer::Timer;
+
+bool DirectMessages::carries(Tag tag) {
+  switch (tags::channel_of(tag)) {
+    case Channel::Control:
+    case Channel::Activation:
+    case Channel::GroupGenerator:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool DirectMessages::usable() {
+  // Timers are set from actors' code, which only the sequential engine runs on maestro's thread.
+  return simgrid::config::get_value<std::string>("network/model") == "CM02" &&
+         simgrid::config::get_value<int>("contexts/nthreads") <= 1;
+}
+
+DirectMessages::DirectMessages(std::shared_ptr<CommCompletions> completions)
+    : completions_(std::move(completions)), tcp_gamma_(simgrid::config::get_value<double>("network/TCP-gamma")) {}
+
+DirectMessages::~DirectMessages() {
+  for (auto& [id, timer] : timers_) timer->remove();
+}
+
+void DirectMessages::send(std::uint64_t key, sg4::Host* from, sg4::Host* to, std::unique_ptr<Message> message,
+                          double bytes, std::shared_ptr<End> sender) {
+  InFlight m{std::move(message), duration(from, to, bytes), std::move(sender)};
+  Box& box = boxes_[key];
+  while (!box.receivers.empty() && box.receivers.front()->abandoned) box.receivers.pop_front();
+  if (box.receivers.empty()) {
+    box.unmatched.push_back(std::move(m));
+    return;
+  }
+  std::shared_ptr<End> receiver = std::move(box.receivers.front());
+  box.receivers.pop_front();
+  start(std::move(m), std::move(receiver));
+}
+
+void DirectMessages::receive(std::uint64_t key, std::shared_ptr<End> receiver) {
+  Box& box = boxes_[key];
+  if (box.unmatched.empty()) {
+    box.receivers.push_back(std::move(receiver));
+    return;
+  }
+  InFlight m = std::move(box.unmatched.front());
+  box.unmatched.pop_front();
+  start(std::move(m), std::move(receiver));
+}
+
+// Both sides have posted: the transfer runs from now.
+void DirectMessages::start(InFlight message, std::shared_ptr<End> receiver) {
+  const double arrival = sg4::Engine::get_clock() + message.duration_s;
+  const std::uint64_t id = next_id_++;
+  // The callback runs in maestro, at the arrival; it owns the message until then.
+  auto in_flight = std::make_shared<InFlight>(std::move(message));
+  timers_[id] = Timer::set(arrival, [this, id, in_flight, receiver = std::move(receiver)] {
+    arrive(id, *in_flight, receiver);
+  });
+}
+
+void DirectMessages::arrive(std::uint64_t id, InFlight& message, const std::shared_ptr<End>& receiver) {
+  timers_.erase(id);
+  CommCompletions::Watch* receiver_watch = nullptr;
+  if (!receiver->abandoned) {
+    receiver->delivered = std::move(message.message);
+    receiver_watch = &receiver->watch;
+  }
+  CommCompletions::Watch* sender_watch = message.sender && !message.sender->abandoned ? &message.sender->watch : nullptr;
+  completions_->ended(sender_watch, receiver_watch);
+}
+
+// What an unshared CM02 flow of `bytes` takes from `from` to `to` (ControlCouriers.cpp's unshared_duration), with
+// the route's cost looked up once per host pair.
+double DirectMessages::duration(sg4::Host* from, sg4::Host* to, double bytes) {
+  auto it = routes_.find({from, to});
+  if (it == routes_.end()) {
+    const HostRoute route = route_between(from, to);
+    double bandwidth = std::numeric_limits<double>::infinity();
+    for (const sg4::Link* l : route.links) bandwidth = std::min(bandwidth, l->get_bandwidth());
+    if (route.latency_s > 0) bandwidth = std::min(bandwidth, tcp_gamma_ / (2 * route.latency_s));
+    it = routes_.emplace(HostPair{from, to}, RouteCost{route.latency_s, bandwidth}).first;
+  }
+  const RouteCost& r = it->second;
+  return r.latency_s + (std::isfinite(r.bandwidth_Bps) ? std::max(bytes, 0.0) / r.bandwidth_Bps : 0.0);
+}
+
+std::size_t DirectMessages::HostPairHash::operator()(const HostPair& p) const noexcept {
+  const std::hash<const void*> h;
+  return h(p.from) * 31 + h(p.to);
+}
+
+}  // namespace quorum

@@ -1,0 +1,95 @@
+#pragma once
+// Messages of the control channels (activations, agent wake-ups, the group generator's traffic) matched and
+// delivered by quorum on SimGrid's clock, without a SimGrid communication.
+//
+// Why: a 1,024-rank WAGMA or eager-SGD step sends about 9,000 such messages of 16 bytes (every rank that finishes
+// computing activates the collective along its binomial tree, most of them duplicates). As SimGrid communications
+// each cost an activity, a mailbox match, a route lookup, a max-min variable, a courier's context switch and the
+// receiver's wait_any over all its listeners: about half of the run. What the model says of them is only a time.
+//
+// How: matching is per (source, destination, tag) in order, as SimGrid's mailboxes (and MPI) do it; the transfer
+// starts when both sides have posted, the rendezvous SimGrid's communications have, and lasts what an unshared CM02
+// flow of those bytes takes on the route (ControlCouriers.hpp's model: latency + bytes / narrowest link, bounded by
+// the TCP window). A kernel timer at the arrival marks both ends ended (CommCompletions' numbering, so wait_any
+// keeps choosing the first to end) and wakes the actor waiting on either.
+// What is approximated: as with the couriers, the message takes no share of the links it crosses.
+// What differs from a SimGrid communication: at an instant where several actors resume, one woken here runs in the
+// order its timer fired, where SimGrid resumes actors in the order their communications finished.
+#include <simgrid/s4u/Host.hpp>
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+
+#include "algorithms/comm/Comm.hpp"
+#include "sim/simgrid/CommCompletions.hpp"
+
+namespace simgrid::kernel::timer {
+class Timer;
+}
+
+namespace quorum {
+
+class DirectMessages {
+ public:
+  // One end of a direct message, shared by its request and the matching state.
+  struct End {
+    CommCompletions::Watch watch;
+    std::unique_ptr<Message> delivered;  // a receive's message, once it arrived
+    bool abandoned = false;              // cancelled or destroyed: a receive still queued gets no message
+  };
+
+  // Whether a tag's channel is a control channel: every message on it goes direct (Tag.hpp).
+  static bool carries(Tag tag);
+  // Whether the network model allows it (CM02, as for ControlCouriers).
+  static bool usable();
+
+  explicit DirectMessages(std::shared_ptr<CommCompletions> completions);
+  // Removes the timers of messages still in flight: SimGrid's timer queue outlives the engine.
+  ~DirectMessages();
+  DirectMessages(const DirectMessages&) = delete;
+  DirectMessages& operator=(const DirectMessages&) = delete;
+
+  // A message of `bytes` from `from` to `to` on the mailbox `key` (SimWorld::mailbox_key). `sender` is the send
+  // request's end (ended when the message arrives), or null for a posted message.
+  void send(std::uint64_t key, simgrid::s4u::Host* from, simgrid::s4u::Host* to, std::unique_ptr<Message> message,
+            double bytes, std::shared_ptr<End> sender);
+  // A receive posted on the mailbox `key`.
+  void receive(std::uint64_t key, std::shared_ptr<End> receiver);
+
+ private:
+  struct InFlight {
+    std::unique_ptr<Message> message;
+    double duration_s;
+    std::shared_ptr<End> sender;
+  };
+  struct Box {
+    std::deque<InFlight> unmatched;              // sent, no receive posted yet
+    std::deque<std::shared_ptr<End>> receivers;  // posted, nothing sent yet
+  };
+  double duration(simgrid::s4u::Host* from, simgrid::s4u::Host* to, double bytes);
+  void start(InFlight message, std::shared_ptr<End> receiver);
+  void arrive(std::uint64_t id, InFlight& message, const std::shared_ptr<End>& receiver);
+
+  std::shared_ptr<CommCompletions> completions_;
+  double tcp_gamma_;
+  std::unordered_map<std::uint64_t, Box> boxes_;
+  struct RouteCost {
+    double latency_s;
+    double bandwidth_Bps;  // the narrowest link, bounded by the TCP window
+  };
+  struct HostPair {
+    simgrid::s4u::Host* from;
+    simgrid::s4u::Host* to;
+    bool operator==(const HostPair&) const = default;
+  };
+  struct HostPairHash {
+    std::size_t operator()(const HostPair& p) const noexcept;
+  };
+  std::unordered_map<HostPair, RouteCost, HostPairHash> routes_;
+  std::unordered_map<std::uint64_t, simgrid::kernel::timer::Timer*> timers_;  // in flight, by id
+  std::uint64_t next_id_ = 0;
+};
+
+}  // namespace quorum

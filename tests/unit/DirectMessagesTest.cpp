@@ -1,0 +1,262 @@
+// The control channels' messages matched and delivered by quorum (sim/simgrid/DirectMessages.hpp): they start no
+// SimGrid communication; on an idle network they arrive exactly when a shared flow would, also when the receive is
+// posted late (the rendezvous) and between a rank and its own agent; under load they are not slowed; matching keeps
+// MPI's order per (source, destination, tag); sends end at the arrival; wait_any over direct and SimGrid requests
+// takes the first to end; a cancelled receive takes nothing.
+#include <gtest/gtest.h>
+
+#include <simgrid/s4u/Link.hpp>
+
+#include <memory>
+#include <vector>
+
+#include "tests/support/SimHarness.hpp"
+
+namespace quorum {
+
+using testing::constant_compute;
+using testing::run_simulated;
+
+namespace {
+
+constexpr double kControlBytes = 16;
+constexpr double kBandwidth = 10e9;
+constexpr double kLatency = 1e-6;
+constexpr double kLargeBytes = 100e6;
+const Tag kControlTag = tags::make(Channel::Activation, 3);
+const Tag kDataTag = tags::make(Channel::Benchmark, 2);
+
+// One switch with a 10 GB/s, 1 us link to each node, and a loopback per node.
+PlatformConfig switch_of(int nodes) {
+  GenericConfig g;
+  g.topology = "fat_tree";
+  g.nodes = nodes;
+  g.fat_tree_levels = 1;
+  g.fat_tree_down = {static_cast<unsigned>(nodes)};
+  g.fat_tree_up = {1};
+  g.fat_tree_parallel = {1};
+  g.bandwidth_Bps = kBandwidth;
+  g.latency_s = kLatency;
+  return g;
+}
+
+ComputeModel no_compute(int ranks) { return constant_compute(0.0, ranks); }
+
+// Rank 0 posts a control message to rank 1 at 0.5 s, rank 1 posts its receive at `receive_at` (and, when `load`,
+// a 100 MB transfer from 0 to 1 runs meanwhile). Returns {arrival, large transfer's arrival or 0} as rank 1 sees
+// them.
+std::vector<double> arrivals(bool unshared, bool load, double receive_at = 0.5,
+                             const PlatformConfig& platform = switch_of(2)) {
+  const auto r = run_simulated(
+      platform,
+      [&](Comm& comm) -> nlohmann::json {
+        if (comm.rank() == 0) {
+          comm.sleep_for(0.5);
+          RequestPtr large;
+          if (load) large = comm.isend(1, kDataTag, Payload{}, kLargeBytes);
+          comm.post(1, kControlTag, Payload{{}, {7, 8}}, kControlBytes);
+          if (large) comm.wait(large);
+          return nullptr;
+        }
+        RequestPtr large;
+        comm.sleep_for(0.5);
+        if (load) large = comm.irecv(0, kDataTag);
+        comm.sleep_for(receive_at - 0.5);
+        const Message m = comm.recv(0, kControlTag);
+        EXPECT_EQ(m.payload.ints, (std::vector<std::int64_t>{7, 8}));
+        EXPECT_EQ(m.source, 0);
+        const double control_at = comm.now();
+        double large_at = 0;
+        if (large) {
+          comm.wait(large);
+          large_at = comm.now();
+        }
+        return nlohmann::json::array({control_at, large_at});
+      },
+      no_compute(2), 1, unshared);
+  EXPECT_TRUE(r.ok) << r.error;
+  if (!r.ok) return {0, 0};
+  return r.per_rank[1].get<std::vector<double>>();
+}
+
+}  // namespace
+
+TEST(DirectMessages, OnAnIdleNetworkAMessageArrivesWhenASharedFlowWould) {
+  const auto direct = arrivals(true, false);
+  const auto shared = arrivals(false, false);
+  EXPECT_NEAR(shared[0], 0.5 + 2 * kLatency + kControlBytes / kBandwidth, 1e-12);
+  EXPECT_NEAR(direct[0], shared[0], 1e-12);
+  // A platform without loopbacks (the couriers could not serve it) times it the same way.
+  EXPECT_NEAR(arrivals(true, false, 0.5, testing::star(2))[0], arrivals(false, false, 0.5, testing::star(2))[0],
+              1e-12);
+}
+
+TEST(DirectMessages, ATransferStartsWhenTheReceiveIsPosted) {
+  // Posted at 0.5, received from 0.7: SimGrid's rendezvous starts the transfer at 0.7.
+  const auto direct = arrivals(true, false, 0.7);
+  const auto shared = arrivals(false, false, 0.7);
+  EXPECT_NEAR(shared[0], 0.7 + 2 * kLatency + kControlBytes / kBandwidth, 1e-12);
+  EXPECT_NEAR(direct[0], shared[0], 1e-12);
+}
+
+TEST(DirectMessages, UnderLoadItIsNotSlowedAndSlowsNothing) {
+  const auto idle = arrivals(true, false);
+  const auto direct = arrivals(true, true);
+  const auto shared = arrivals(false, true);
+  EXPECT_NEAR(direct[0], idle[0], 1e-12);
+  EXPECT_NEAR(shared[0] - idle[0], kControlBytes / kBandwidth, 1e-12);  // a shared flow gets half a link
+  EXPECT_NEAR(direct[1], shared[1], 2 * kControlBytes / kBandwidth);
+  EXPECT_GT(direct[1], 0.5 + kLargeBytes / kBandwidth);
+}
+
+TEST(DirectMessages, ARankAndItsOwnAgentExchangeOverTheLoopbackInTheSameTime) {
+  const auto self_exchange = [](bool unshared) {
+    const auto r = run_simulated(
+        switch_of(1),
+        [](Comm& comm) -> nlohmann::json {
+          double agent_got = -1;
+          auto agent = comm.spawn("agent", [&agent_got](Comm& a) {
+            a.recv(a.rank(), tags::make(Channel::Control, 1));
+            agent_got = a.now();
+          });
+          comm.sleep_for(0.25);
+          comm.post(comm.rank(), tags::make(Channel::Control, 1), Payload{{}, {1}}, kControlBytes);
+          agent->join();
+          return agent_got;
+        },
+        no_compute(1), 1, unshared);
+    EXPECT_TRUE(r.ok) << r.error;
+    return r.ok ? r.per_rank[0].get<double>() : 0.0;
+  };
+  const double direct = self_exchange(true);
+  EXPECT_GE(direct, 0.25);
+  EXPECT_NEAR(direct, self_exchange(false), 1e-12);
+}
+
+TEST(DirectMessages, StartsNoSimGridCommunication) {
+  // Counts the network model's actions changing state (SimGrid's signal is process-wide; each run is a child
+  // process of its own).
+  const auto network_events = [](bool unshared) {
+    const auto r = run_simulated(
+        switch_of(2),
+        [](Comm& comm) -> nlohmann::json {
+          static int started = 0;
+          if (comm.rank() == 1)
+            simgrid::s4u::Link::on_communication_state_change_cb(
+                [](simgrid::kernel::resource::NetworkAction&, simgrid::kernel::resource::Action::State) { ++started; });
+          comm.sleep_for(0.1);
+          for (int k = 0; k < 10; ++k) {
+            if (comm.rank() == 0) comm.post(1, kControlTag, Payload{{}, {k}}, kControlBytes);
+            if (comm.rank() == 1) comm.recv(0, kControlTag);
+          }
+          return started;
+        },
+        no_compute(2), 1, unshared);
+    EXPECT_TRUE(r.ok) << r.error;
+    return r.ok ? r.per_rank[1].get<int>() : -1;
+  };
+  EXPECT_EQ(network_events(true), 0);
+  EXPECT_GE(network_events(false), 10);
+}
+
+TEST(DirectMessages, MatchingKeepsEachTriplesOrderAndAnySourceArrivalOrder) {
+  constexpr int kSenders = 3;
+  constexpr int kMessages = 30;
+  const Tag any_source = tags::make_any_source(Channel::GroupGenerator, 0);
+  const auto r = run_simulated(switch_of(kSenders + 1), [&](Comm& comm) -> nlohmann::json {
+    if (comm.rank() < kSenders) {
+      for (int k = 0; k < kMessages; ++k) {
+        comm.post(kSenders, kControlTag, Payload{{}, {comm.rank(), k}}, kControlBytes);
+        comm.post(kSenders, any_source, Payload{{}, {comm.rank(), k}}, kControlBytes);
+        if (k % 7 == comm.rank()) comm.sleep_for(1e-7);  // interleave the senders differently
+      }
+      return nullptr;
+    }
+    // Named sources, read in an order of our own: each sender's messages in the order sent.
+    std::vector<int> next(kSenders, 0);
+    bool in_order = true;
+    for (int i = 0; i < kSenders * kMessages; ++i) {
+      const int from = (i * 2) % kSenders;
+      const Message m = comm.recv(from, kControlTag);
+      in_order = in_order && m.source == from && m.payload.ints[1] == next[static_cast<std::size_t>(from)]++;
+    }
+    // Any source: every message once, each sender's in order.
+    std::vector<int> next_any(kSenders, 0);
+    for (int i = 0; i < kSenders * kMessages; ++i) {
+      const Message m = comm.recv(kAnySource, any_source);
+      in_order = in_order && m.payload.ints[1] == next_any[static_cast<std::size_t>(m.payload.ints[0])]++;
+    }
+    return in_order;
+  });
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.per_rank[kSenders].get<bool>());
+}
+
+TEST(DirectMessages, ASendEndsAtTheArrivalAndWaitAnyTakesTheFirstToEnd) {
+  const auto r = run_simulated(switch_of(2), [](Comm& comm) -> nlohmann::json {
+    if (comm.rank() == 0) {
+      // A data message that ends after 1 ms, then a control message that ends after 2 us: the control first.
+      RequestPtr data = comm.isend(1, kDataTag, Payload{}, 1e-3 * kBandwidth);
+      RequestPtr control = comm.isend(1, kControlTag, Payload{{}, {1}}, kControlBytes);
+      const double t0 = comm.now();
+      std::vector<RequestPtr> both{data, control};
+      const std::size_t first = comm.wait_any(both);
+      const double control_end = comm.now() - t0;
+      comm.wait(data);
+      // Then the other way round: a control message posted 2 ms later than a 1 ms data message.
+      comm.sleep_for(0.01);
+      RequestPtr data2 = comm.isend(1, kDataTag, Payload{}, 1e-3 * kBandwidth);
+      comm.sleep_for(2e-3);
+      RequestPtr control2 = comm.isend(1, kControlTag, Payload{{}, {2}}, kControlBytes);
+      comm.wait(control2);
+      comm.wait(data2);
+      return nlohmann::json::array({first, control_end});
+    }
+    std::vector<RequestPtr> both{comm.irecv(0, kDataTag), comm.irecv(0, kControlTag)};
+    const std::size_t first = comm.wait_any(both);
+    comm.wait(both[1 - first]);
+    std::vector<RequestPtr> again{comm.irecv(0, kDataTag), comm.irecv(0, kControlTag)};
+    const std::size_t second = comm.wait_any(again);
+    const double data_at = comm.now();
+    comm.wait(again[1 - second]);
+    return nlohmann::json::array({first, second, data_at});
+  });
+  ASSERT_TRUE(r.ok) << r.error;
+  const auto sender = r.per_rank[0];
+  EXPECT_EQ(sender[0].get<std::size_t>(), 1u);  // the control message's send ended first
+  EXPECT_NEAR(sender[1].get<double>(), 2 * kLatency + kControlBytes / kBandwidth, 1e-12);
+  const auto receiver = r.per_rank[1];
+  EXPECT_EQ(receiver[0].get<std::size_t>(), 1u);
+  EXPECT_EQ(receiver[1].get<std::size_t>(), 0u);  // the data message ended 1 ms before the control one
+  EXPECT_GT(receiver[2].get<double>(), 1e-3);
+}
+
+TEST(DirectMessages, ACancelledReceiveTakesNothing) {
+  const auto r = run_simulated(switch_of(2), [](Comm& comm) -> nlohmann::json {
+    if (comm.rank() == 0) {
+      comm.sleep_for(0.1);
+      comm.post(1, kControlTag, Payload{{}, {42}}, kControlBytes);
+      return nullptr;
+    }
+    RequestPtr cancelled = comm.irecv(0, kControlTag);
+    comm.cancel(cancelled);
+    {
+      RequestPtr dropped = comm.irecv(0, kControlTag);  // destroyed while pending: takes nothing either
+    }
+    const Message m = comm.recv(0, kControlTag);
+    return m.payload.ints.at(0);
+  });
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.per_rank[1].get<int>(), 42);
+}
+
+TEST(DirectMessages, AReceiveThatNothingMatchesIsReportedAsADeadlock) {
+  const auto r = run_simulated(switch_of(2), [](Comm& comm) -> nlohmann::json {
+    if (comm.rank() == 1) comm.recv(0, kControlTag);
+    return nullptr;
+  });
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("deadlock"), std::string::npos) << r.error;
+}
+
+}  // namespace quorum
