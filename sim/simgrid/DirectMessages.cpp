@@ -44,8 +44,15 @@ DirectMessages::~DirectMessages() {
 
 void DirectMessages::send(std::uint64_t key, sg4::Host* from, sg4::Host* to, std::unique_ptr<Message> message,
                           double bytes, std::shared_ptr<End> sender) {
-  InFlight m{std::move(message), duration(from, to, bytes), std::move(sender)};
   Box& box = boxes_[key];
+  if (box.last_from != from) {
+    box.last_route = route_cost(from, to);
+    box.last_from = from;
+  }
+  const RouteCost& r = box.last_route;
+  const double duration =
+      r.latency_s + (std::isfinite(r.bandwidth_Bps) ? std::max(bytes, 0.0) / r.bandwidth_Bps : 0.0);
+  InFlight m{std::move(message), duration, std::move(sender)};
   while (!box.receivers.empty() && box.receivers.front()->abandoned) box.receivers.pop_front();
   if (box.receivers.empty()) {
     box.unmatched.push_back(std::move(m));
@@ -89,9 +96,9 @@ void DirectMessages::arrive(std::uint64_t id, InFlight& message, const std::shar
   completions_->ended(sender_watch, receiver_watch);
 }
 
-// What an unshared CM02 flow of `bytes` takes from `from` to `to` (ControlCouriers.cpp's unshared_duration), with
-// the route's cost looked up once per host pair.
-double DirectMessages::duration(sg4::Host* from, sg4::Host* to, double bytes) {
+// The cost of the route from `from` to `to` in ControlCouriers.cpp's unshared_duration: what an unshared CM02 flow of
+// b bytes takes is latency + b / bandwidth. Looked up once per host pair.
+const DirectMessages::RouteCost& DirectMessages::route_cost(sg4::Host* from, sg4::Host* to) {
   auto it = routes_.find({from, to});
   if (it == routes_.end()) {
     const HostRoute route = route_between(from, to);
@@ -100,8 +107,7 @@ double DirectMessages::duration(sg4::Host* from, sg4::Host* to, double bytes) {
     if (route.latency_s > 0) bandwidth = std::min(bandwidth, tcp_gamma_ / (2 * route.latency_s));
     it = routes_.emplace(HostPair{from, to}, RouteCost{route.latency_s, bandwidth}).first;
   }
-  const RouteCost& r = it->second;
-  return r.latency_s + (std::isfinite(r.bandwidth_Bps) ? std::max(bytes, 0.0) / r.bandwidth_Bps : 0.0);
+  return it->second;
 }
 
 std::size_t DirectMessages::HostPairHash::operator()(const HostPair& p) const noexcept {

@@ -18,9 +18,9 @@
 #include <simgrid/s4u/Host.hpp>
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <unordered_map>
+#include <vector>
 
 #include "algorithms/comm/Comm.hpp"
 #include "sim/simgrid/CommCompletions.hpp"
@@ -64,21 +64,39 @@ class DirectMessages {
     double duration_s;
     std::shared_ptr<End> sender;
   };
-  struct Box {
-    std::deque<InFlight> unmatched;              // sent, no receive posted yet
-    std::deque<std::shared_ptr<End>> receivers;  // posted, nothing sent yet
+  // A FIFO that is almost always empty or holds one element: a vector read from `head`, reset when drained (a
+  // std::deque would allocate a block for each of the hundreds of thousands of mailboxes).
+  template <typename T>
+  struct Fifo {
+    std::vector<T> items;
+    std::size_t head = 0;
+    bool empty() const { return head == items.size(); }
+    T& front() { return items[head]; }
+    void pop_front() {
+      if (++head == items.size()) {
+        items.clear();
+        head = 0;
+      }
+    }
+    void push_back(T item) { items.push_back(std::move(item)); }
   };
-  double duration(simgrid::s4u::Host* from, simgrid::s4u::Host* to, double bytes);
+  struct RouteCost {
+    double latency_s;
+    double bandwidth_Bps;  // the narrowest link, bounded by the TCP window
+  };
+  struct Box {
+    Fifo<InFlight> unmatched;              // sent, no receive posted yet
+    Fifo<std::shared_ptr<End>> receivers;  // posted, nothing sent yet
+    simgrid::s4u::Host* last_from = nullptr;  // the last sender's host and its route's cost (a named source's box
+    RouteCost last_route{0, 0};               // sees one sender only)
+  };
+  const RouteCost& route_cost(simgrid::s4u::Host* from, simgrid::s4u::Host* to);
   void start(InFlight message, std::shared_ptr<End> receiver);
   void arrive(std::uint64_t id, InFlight& message, const std::shared_ptr<End>& receiver);
 
   std::shared_ptr<CommCompletions> completions_;
   double tcp_gamma_;
   std::unordered_map<std::uint64_t, Box> boxes_;
-  struct RouteCost {
-    double latency_s;
-    double bandwidth_Bps;  // the narrowest link, bounded by the TCP window
-  };
   struct HostPair {
     simgrid::s4u::Host* from;
     simgrid::s4u::Host* to;
