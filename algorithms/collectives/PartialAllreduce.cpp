@@ -138,14 +138,14 @@ class AgentLoop {
     record_contribution(v, snap);
 
     const std::int64_t step = s_.step_of(v);
-    std::vector<int> members;
+    std::vector<int> members;  // the reduction's members; left empty for all ranks when nothing lists them
     PartialSum p{std::move(snap.data), FreshRanks(s_.size)};
     if (snap.fresh) p.fresh.insert(s_.rank);
     if (s_.config.grouping) {
       members = s_.config.grouping->group_of(s_.rank, step).members;
       reduction_.over_dimensions(v, p, s_.config.grouping->dimensions(step));
     } else {
-      members = Group::world(s_.size).members;
+      if (lists_ranks()) members = Group::world(s_.size).members;
       reduction_.over_world(v, p);
     }
     publish(v, std::move(p), std::move(members), std::move(snap.deposits));
@@ -247,12 +247,24 @@ class AgentLoop {
     }
   }
 
+  bool lists_ranks() const { return s_.config.result_ranks || s_.config.on_version; }
+
+  // `members` is empty for a reduction over all ranks whose ranks nobody lists.
   void publish(std::int64_t v, PartialSum p, std::vector<int> members, std::vector<std::int64_t> deposits) {
     std::vector<int> fresh;
-    for (int r : members)
-      if (p.fresh.contains(r)) fresh.push_back(r);
-    const int leader = members.front();
-    const auto active = static_cast<double>(fresh.size());
+    int active = 0;
+    if (lists_ranks() || s_.config.grouping) {
+      for (int r : members)
+        if (p.fresh.contains(r)) fresh.push_back(r);
+      active = static_cast<int>(fresh.size());
+    } else {
+      active = p.fresh.count();  // every member of the world: the set's size
+    }
+    const int leader = members.empty() ? 0 : members.front();
+    if (!lists_ranks()) {
+      members.clear();
+      fresh.clear();
+    }
     PartialResult full;
     if (s_.config.on_version) {
       full.version = v;
@@ -280,7 +292,8 @@ class AgentLoop {
     if (s_.config.on_version) s_.config.on_version(full);
     if (notify) c_.post(s_.rank, s_.done_tag(), Payload{{}, {v}}, kControlBytes);
     if (s_.config.observer && s_.rank == leader)
-      s_.config.observer->sample(s_.rank, s_.config.grouping ? "group_active_processes" : "active_processes", active);
+      s_.config.observer->sample(s_.rank, s_.config.grouping ? "group_active_processes" : "active_processes",
+                                 static_cast<double>(active));
   }
 
   Comm& c_;

@@ -124,6 +124,10 @@ struct PartialAllreduceConfig {
   std::string contributions_table;  // if not empty: one row per rank and version (step, group, fresh, staleness)
   // Called by the progress agent after every version with that version's full result (instrumentation, tests).
   std::function<void(const PartialResult&)> on_version;
+  // Whether a call's result lists its reduction's members and fresh ranks (PartialResult::group and ::fresh). Over
+  // all ranks that is two vectors of up to P per rank and version, O(P^2) per step: algorithms that read neither
+  // turn it off (on_version's results always have them).
+  bool result_ranks = true;
 };
 
 // Counters of one rank, for tests and diagnostics.

@@ -1,5 +1,7 @@
 #include "algorithms/collectives/PartialReduction.hpp"
 
+#include <bit>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -23,6 +25,12 @@ FreshRanks::FreshRanks(int world_size) : words_(static_cast<std::size_t>((world_
 void FreshRanks::insert(int rank) { words_[static_cast<std::size_t>(rank / 64)] |= std::int64_t{1} << (rank % 64); }
 
 bool FreshRanks::contains(int rank) const { return (words_[static_cast<std::size_t>(rank / 64)] >> (rank % 64)) & 1; }
+
+int FreshRanks::count() const {
+  int n = 0;
+  for (std::int64_t w : words_) n += std::popcount(static_cast<std::uint64_t>(w));
+  return n;
+}
 
 void FreshRanks::clear() { std::fill(words_.begin(), words_.end(), 0); }
 

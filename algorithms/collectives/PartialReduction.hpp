@@ -25,6 +25,7 @@ class FreshRanks {
   explicit FreshRanks(int world_size);
   void insert(int rank);
   bool contains(int rank) const;
+  int count() const;  // how many ranks are in the set
   void clear();
   void unite(const std::vector<std::int64_t>& message_ints);  // message_ints[0] is the version
   const std::vector<std::int64_t>& words() const { return words_; }

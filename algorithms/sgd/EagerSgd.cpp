@@ -27,6 +27,7 @@ PartialAllreduceConfig EagerSgd::config(const RankContext& ctx, double logical_b
   config.kept_results = eager_kept_results(model_sync_every_, collective_sync_every_);
   config.schedule = schedule_;
   config.observer = &ctx.observer;
+  config.result_ranks = false;  // reads the sum only
   return config;
 }
 

@@ -38,6 +38,7 @@ void WagmaSgd::run(RankContext& ctx) {
                                                            ctx.run.model_bytes, ctx.trainer.params(), *grouping);
     config.step_of_version = [steps = group_steps](std::int64_t v) { return steps[static_cast<std::size_t>(v)]; };
     config.observer = &ctx.observer;
+    config.result_ranks = false;  // reads the sum only
     config.schedule = settings_.schedule;
     config.late_result = settings_.late_result;
     // A rank cannot be behind by more than the group steps between two global averages: nobody leaves the

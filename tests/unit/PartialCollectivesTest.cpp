@@ -601,3 +601,77 @@ TEST(PartialAllreduce, MoreCallsThanVersionsIsAnError) {
 }
 
 }  // namespace quorum
+
+namespace quorum {
+
+namespace {
+
+// Keeps the samples of the active-process metrics, in order.
+class ActiveSamples final : public StepObserver {
+ public:
+  void step_done(const StepRecord&) override {}
+  void sample(int rank, const std::string& metric, double value) override {
+    if (metric.find("active_processes") != std::string::npos) samples.push_back({rank, value});
+  }
+  void histogram(int, const std::string&, std::int64_t) override {}
+  void table_row(const std::string&, const std::vector<std::pair<std::string, double>>&) override {}
+  bool tracing() const override { return false; }
+  void span(const TraceSpan&) override {}
+  std::vector<std::pair<int, double>> samples;
+};
+
+}  // namespace
+
+// result_ranks off (what eager-SGD and WAGMA-SGD run with) leaves the sums and the active-process counts as they
+// were, counted from the fresh set instead of a list, and only drops the lists from the results; P = 6 folds two
+// ranks in and out of the butterfly.
+TEST(PartialAllreduce, ResultsWithoutRankListsKeepTheSumsAndActiveCounts) {
+  for (Kind kind : {Kind::Solo, Kind::Majority, Kind::Group}) {
+    for (int p : {6, 8}) {
+      if (kind == Kind::Group && p == 6) continue;  // groups need a power of two
+      SCOPED_TRACE(std::string(name_of(kind)) + " P=" + std::to_string(p));
+      const auto run = [&](bool result_ranks) {
+        const auto result = run_simulated(
+            star(p),
+            [&](Comm& comm) {
+              ActiveSamples observer;
+              auto config = config_for(kind, p, 6, 2, 3);
+              config.result_ranks = result_ranks;
+              config.observer = &observer;
+              PartialAllreduce ar(comm, std::move(config));
+              nlohmann::json calls = nlohmann::json::array();
+              for (std::int64_t t = 0; t < 6; ++t) {
+                comm.compute(t, {});
+                const PartialResult r = ar.call(data_of(comm.rank(), t, 2));
+                calls.push_back({r.version, r.sum, r.group.size(), r.fresh.size()});
+              }
+              ar.finish();
+              return nlohmann::json{{"calls", calls}, {"active", observer.samples}};
+            },
+            skewed_compute(p, 2e-3, 5, 2, 5e-3));
+        EXPECT_TRUE(result.ok) << result.error;
+        return result.per_rank;
+      };
+      const auto with_lists = run(true);
+      const auto without = run(false);
+      ASSERT_EQ(with_lists.size(), without.size());
+      bool some_stale = false;
+      for (std::size_t rank = 0; rank < with_lists.size(); ++rank) {
+        EXPECT_EQ(with_lists[rank]["active"], without[rank]["active"]);
+        for (std::size_t t = 0; t < 6; ++t) {
+          const auto& a = with_lists[rank]["calls"][t];
+          const auto& b = without[rank]["calls"][t];
+          EXPECT_EQ(a[0], b[0]);
+          EXPECT_EQ(a[1], b[1]);
+          EXPECT_GT(a[2].get<std::size_t>(), 0u);
+          EXPECT_EQ(b[2].get<std::size_t>(), 0u);
+          EXPECT_EQ(b[3].get<std::size_t>(), 0u);
+          some_stale = some_stale || a[3].get<std::size_t>() < a[2].get<std::size_t>();
+        }
+      }
+      EXPECT_TRUE(some_stale) << "the stragglers left every contribution fresh: the counts were not exercised";
+    }
+  }
+}
+
+}  // namespace quorum
