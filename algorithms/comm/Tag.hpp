@@ -11,7 +11,8 @@ using Tag = std::int32_t;
 inline constexpr int kAnySource = -1;
 
 // Channels keep concurrent protocols apart (a progress agent's collective and the main agent's). Add new ones at
-// the end; never reuse a number.
+// the end; never reuse a number. Control, Activation and GroupGenerator are control channels: they carry a few
+// integers, never model data, and the simulator delivers them without bandwidth sharing (DirectMessages).
 enum class Channel : int {
   Control = 1,          // agent wake-ups and shutdown (self messages)
   SyncAllreduce = 2,    // synchronous allreduce of the main agent
