@@ -27,6 +27,19 @@ PlatformConfig star(int ranks) {
   return g;
 }
 
+PlatformConfig one_switch(int nodes) {
+  GenericConfig g;
+  g.topology = "fat_tree";
+  g.nodes = nodes;
+  g.fat_tree_levels = 1;
+  g.fat_tree_down = {static_cast<unsigned>(nodes)};
+  g.fat_tree_up = {1};
+  g.fat_tree_parallel = {1};
+  g.bandwidth_Bps = 10e9;
+  g.latency_s = 1e-6;
+  return g;
+}
+
 HarnessResult run_simulated(const PlatformConfig& platform, const std::function<nlohmann::json(Comm&)>& program) {
   return run_simulated(platform, program, constant_compute(0.0, rank_count(platform)));
 }

@@ -30,5 +30,7 @@ HarnessResult run_simulated(const PlatformConfig& platform, const std::function<
 
 // A small star platform with the given ranks (1 us, 10 GB/s).
 PlatformConfig star(int ranks);
+// One switch with a 10 GB/s, 1 us link to each of `nodes` nodes, and a loopback per node (a star has none).
+PlatformConfig one_switch(int nodes);
 
 }  // namespace quorum::testing

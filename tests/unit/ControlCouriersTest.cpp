@@ -21,20 +21,9 @@ namespace {
 constexpr double kControlBytes = 16;
 constexpr double kBandwidth = 10e9;
 
-// One switch with a 10 GB/s, 1 us link to each node, and a loopback per node (which the couriers need; a generic
-// "cluster" has none, so its messages all stay ordinary flows).
-PlatformConfig switch_of(int nodes) {
-  GenericConfig g;
-  g.topology = "fat_tree";
-  g.nodes = nodes;
-  g.fat_tree_levels = 1;
-  g.fat_tree_down = {static_cast<unsigned>(nodes)};
-  g.fat_tree_up = {1};
-  g.fat_tree_parallel = {1};
-  g.bandwidth_Bps = kBandwidth;
-  g.latency_s = 1e-6;
-  return g;
-}
+// A switch with a loopback per node (which the couriers need; a generic "cluster" has none, so its messages all stay
+// ordinary flows), 10 GB/s links.
+PlatformConfig switch_of(int nodes) { return testing::one_switch(nodes); }
 constexpr double kLargeBytes = 100e6;
 
 // Rank 0 sends, at t = 0.5 s, a control message to rank 1 (and, when `load`, first starts a large transfer to it

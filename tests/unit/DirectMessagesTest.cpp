@@ -26,19 +26,7 @@ constexpr double kLargeBytes = 100e6;
 const Tag kControlTag = tags::make(Channel::Activation, 3);
 const Tag kDataTag = tags::make(Channel::Benchmark, 2);
 
-// One switch with a 10 GB/s, 1 us link to each node, and a loopback per node.
-PlatformConfig switch_of(int nodes) {
-  GenericConfig g;
-  g.topology = "fat_tree";
-  g.nodes = nodes;
-  g.fat_tree_levels = 1;
-  g.fat_tree_down = {static_cast<unsigned>(nodes)};
-  g.fat_tree_up = {1};
-  g.fat_tree_parallel = {1};
-  g.bandwidth_Bps = kBandwidth;
-  g.latency_s = kLatency;
-  return g;
-}
+PlatformConfig switch_of(int nodes) { return testing::one_switch(nodes); }  // kBandwidth, kLatency
 
 ComputeModel no_compute(int ranks) { return constant_compute(0.0, ranks); }
 
