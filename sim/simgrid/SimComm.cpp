@@ -279,30 +279,13 @@ Message SimComm::take(const RequestPtr& request) {
 void SimComm::do_wait(const RequestPtr& request) {
   auto& r = as_sim(request);
   if (r.done) return;
-  if (r.direct) {
-    wait_until_ended(r.watch());
-  } else {
-    r.comm->wait();
-    resumed();
+  if (r.direct) {  // SimGrid knows nothing of it: the watched wait over this one request
+    wait_any_watched(std::span(&request, 1), r.watch().ended ? 0 : 1);
+    return;
   }
-  r.complete();
-}
-
-// Blocks until `watch` notes its transfer's end (CommCompletions wakes this actor).
-void SimComm::wait_until_ended(CommCompletions::Watch& watch) {
-  if (watch.ended) return;
-  if (!waiter_) waiter_ = std::make_unique<WakeUp>();
-  watch.waiter = waiter_.get();
-  try {
-    waiter_->wait();
-  } catch (...) {
-    watch.waiter = nullptr;
-    resumed();
-    throw;
-  }
+  r.comm->wait();
   resumed();
-  watch.waiter = nullptr;
-  if (!watch.ended) throw std::logic_error("wait: woken before the transfer ended");
+  r.complete();
 }
 
 std::size_t SimComm::do_wait_any(std::span<const RequestPtr> requests) {

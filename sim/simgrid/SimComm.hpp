@@ -57,7 +57,6 @@ class SimComm final : public Comm, private NativeCollectives {
   void work(double seconds, double core_share = 1);
   void check_peer(int peer, const char* what) const;
   std::size_t wait_any_watched(std::span<const RequestPtr> requests, std::size_t first_ended);
-  void wait_until_ended(CommCompletions::Watch& watch);
   SimWorld& world_;
   int rank_;
   PostedSends posted_;
