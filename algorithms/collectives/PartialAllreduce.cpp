@@ -251,19 +251,16 @@ class AgentLoop {
 
   // `members` is empty for a reduction over all ranks whose ranks nobody lists.
   void publish(std::int64_t v, PartialSum p, std::vector<int> members, std::vector<std::int64_t> deposits) {
+    const auto active = members.empty() ? p.fresh.count()  // every rank is a member: the set's size
+                                        : std::count_if(members.begin(), members.end(),
+                                                        [&p](int r) { return p.fresh.contains(r); });
+    const int leader = members.empty() ? 0 : members.front();
     std::vector<int> fresh;
-    int active = 0;
-    if (lists_ranks() || s_.config.grouping) {
+    if (lists_ranks()) {
       for (int r : members)
         if (p.fresh.contains(r)) fresh.push_back(r);
-      active = static_cast<int>(fresh.size());
     } else {
-      active = p.fresh.count();  // every member of the world: the set's size
-    }
-    const int leader = members.empty() ? 0 : members.front();
-    if (!lists_ranks()) {
       members.clear();
-      fresh.clear();
     }
     PartialResult full;
     if (s_.config.on_version) {

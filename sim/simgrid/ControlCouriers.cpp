@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdint>
 #include <deque>
-#include <limits>
 #include <string>
 
 #include "sim/simgrid/HostRoute.hpp"
@@ -27,16 +26,6 @@ struct Parcel {
   double bytes;     // what the transfer carries (at least 1, so that its rate bound applies)
   double rate_Bps;  // the bound that makes it last latency + bytes / narrowest bandwidth
 };
-
-// How long an unshared CM02 flow of `bytes` takes from `from` to `to`: the route's latency, then the bytes at the
-// narrowest link's bandwidth (bounded by CM02's TCP window, gamma / 2 latency, as SimGrid bounds every flow).
-double unshared_duration(sg4::Host* from, sg4::Host* to, double bytes, double tcp_gamma) {
-  const HostRoute route = route_between(from, to);
-  double bandwidth = std::numeric_limits<double>::infinity();
-  for (const sg4::Link* l : route.links) bandwidth = std::min(bandwidth, l->get_bandwidth());
-  if (route.latency_s > 0) bandwidth = std::min(bandwidth, tcp_gamma / (2 * route.latency_s));
-  return route.latency_s + (std::isfinite(bandwidth) ? bytes / bandwidth : 0.0);
-}
 
 // Whether a message to the same host crosses a loopback of its own (one link, no latency), as the courier's must:
 // a route up and down the host's own links would share them with its flows.
@@ -82,7 +71,7 @@ bool ControlCouriers::post(sg4::Host* from, sg4::Host* to, sg4::Mailbox* to_mail
   Courier* courier = it->second.get();
   if (courier == nullptr) return false;
   const double carried = std::max(1.0, std::ceil(bytes));  // whole bytes, as the transfer carries them
-  const double duration = unshared_duration(from, to, bytes, tcp_gamma_);
+  const double duration = unshared_flow_cost(from, to, tcp_gamma_).duration(bytes);
   courier->queue.push_back(Parcel{to_mailbox, payload, carried, duration > 0 ? carried / duration : -1.0});
   courier->wake_up.wake();
   return true;

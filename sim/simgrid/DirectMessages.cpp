@@ -5,10 +5,7 @@
 #include <simgrid/s4u/Link.hpp>
 #include <xbt/config.hpp>
 
-#include <algorithm>
-#include <cmath>
 #include <functional>
-#include <limits>
 #include <string>
 
 #include "sim/simgrid/HostRoute.hpp"
@@ -49,10 +46,7 @@ void DirectMessages::send(std::uint64_t key, sg4::Host* from, sg4::Host* to, std
     box.last_route = route_cost(from, to);
     box.last_from = from;
   }
-  const RouteCost& r = box.last_route;
-  const double duration =
-      r.latency_s + (std::isfinite(r.bandwidth_Bps) ? std::max(bytes, 0.0) / r.bandwidth_Bps : 0.0);
-  InFlight m{std::move(message), duration, std::move(sender)};
+  InFlight m{std::move(message), box.last_route.duration(bytes), std::move(sender)};
   while (!box.receivers.empty() && box.receivers.front()->abandoned) box.receivers.pop_front();
   if (box.receivers.empty()) {
     box.unmatched.push_back(std::move(m));
@@ -96,17 +90,10 @@ void DirectMessages::arrive(std::uint64_t id, InFlight& message, const std::shar
   completions_->ended(sender_watch, receiver_watch);
 }
 
-// The cost of the route from `from` to `to` in ControlCouriers.cpp's unshared_duration: what an unshared CM02 flow of
-// b bytes takes is latency + b / bandwidth. Looked up once per host pair.
-const DirectMessages::RouteCost& DirectMessages::route_cost(sg4::Host* from, sg4::Host* to) {
+// The unshared flow's cost from `from` to `to` (HostRoute.hpp), looked up once per host pair.
+const UnsharedFlowCost& DirectMessages::route_cost(sg4::Host* from, sg4::Host* to) {
   auto it = routes_.find({from, to});
-  if (it == routes_.end()) {
-    const HostRoute route = route_between(from, to);
-    double bandwidth = std::numeric_limits<double>::infinity();
-    for (const sg4::Link* l : route.links) bandwidth = std::min(bandwidth, l->get_bandwidth());
-    if (route.latency_s > 0) bandwidth = std::min(bandwidth, tcp_gamma_ / (2 * route.latency_s));
-    it = routes_.emplace(HostPair{from, to}, RouteCost{route.latency_s, bandwidth}).first;
-  }
+  if (it == routes_.end()) it = routes_.emplace(HostPair{from, to}, unshared_flow_cost(from, to, tcp_gamma_)).first;
   return it->second;
 }
 

@@ -24,6 +24,7 @@
 
 #include "algorithms/comm/Comm.hpp"
 #include "sim/simgrid/CommCompletions.hpp"
+#include "sim/simgrid/HostRoute.hpp"
 
 namespace simgrid::kernel::timer {
 class Timer;
@@ -80,17 +81,13 @@ class DirectMessages {
     }
     void push_back(T item) { items.push_back(std::move(item)); }
   };
-  struct RouteCost {
-    double latency_s;
-    double bandwidth_Bps;  // the narrowest link, bounded by the TCP window
-  };
   struct Box {
     Fifo<InFlight> unmatched;              // sent, no receive posted yet
     Fifo<std::shared_ptr<End>> receivers;  // posted, nothing sent yet
     simgrid::s4u::Host* last_from = nullptr;  // the last sender's host and its route's cost (a named source's box
-    RouteCost last_route{0, 0};               // sees one sender only)
+    UnsharedFlowCost last_route;              // sees one sender only)
   };
-  const RouteCost& route_cost(simgrid::s4u::Host* from, simgrid::s4u::Host* to);
+  const UnsharedFlowCost& route_cost(simgrid::s4u::Host* from, simgrid::s4u::Host* to);
   void start(InFlight message, std::shared_ptr<End> receiver);
   void arrive(std::uint64_t id, InFlight& message, const std::shared_ptr<End>& receiver);
 
@@ -105,7 +102,7 @@ class DirectMessages {
   struct HostPairHash {
     std::size_t operator()(const HostPair& p) const noexcept;
   };
-  std::unordered_map<HostPair, RouteCost, HostPairHash> routes_;
+  std::unordered_map<HostPair, UnsharedFlowCost, HostPairHash> routes_;
   std::unordered_map<std::uint64_t, simgrid::kernel::timer::Timer*> timers_;  // in flight, by id
   std::uint64_t next_id_ = 0;
 };

@@ -3,6 +3,9 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <vector>
 
 namespace quorum {
@@ -16,6 +19,25 @@ inline HostRoute route_between(simgrid::s4u::Host* from, simgrid::s4u::Host* to)
   HostRoute r;
   from->route_to(to, r.links, &r.latency_s);
   return r;
+}
+
+// What an unshared CM02 flow takes on a route: its latency, then its bytes at the narrowest link's bandwidth,
+// bounded by CM02's TCP window (gamma / 2 latency), as SimGrid bounds every flow.
+struct UnsharedFlowCost {
+  double latency_s = 0;
+  double bandwidth_Bps = std::numeric_limits<double>::infinity();
+  double duration(double bytes) const {
+    return latency_s + (std::isfinite(bandwidth_Bps) ? std::max(bytes, 0.0) / bandwidth_Bps : 0.0);
+  }
+};
+
+inline UnsharedFlowCost unshared_flow_cost(simgrid::s4u::Host* from, simgrid::s4u::Host* to, double tcp_gamma) {
+  const HostRoute route = route_between(from, to);
+  UnsharedFlowCost c;
+  c.latency_s = route.latency_s;
+  for (const simgrid::s4u::Link* l : route.links) c.bandwidth_Bps = std::min(c.bandwidth_Bps, l->get_bandwidth());
+  if (route.latency_s > 0) c.bandwidth_Bps = std::min(c.bandwidth_Bps, tcp_gamma / (2 * route.latency_s));
+  return c;
 }
 
 }  // namespace quorum

@@ -190,10 +190,9 @@ RequestPtr SimComm::isend(int dst, Tag tag, Payload payload, double logical_byte
   check_peer(dst, "isend");
   const int key_src = tags::is_any_source(tag) ? kAnySource : rank_;
   auto request = std::make_shared<SimRequest>(false, RankOf{world_.math_pool(), rank_}, world_.completions());
-  if (DirectMessages* direct = world_.direct_messages(); direct != nullptr && DirectMessages::carries(tag)) {
+  if (goes_direct(tag)) {
     request->direct = std::make_shared<DirectMessages::End>();
-    direct->send(SimWorld::mailbox_key(dst, key_src, tag), world_.host(rank_), world_.host(dst),
-                 std::make_unique<Message>(Message{rank_, tag, std::move(payload)}), logical_bytes, request->direct);
+    send_direct(dst, key_src, tag, std::move(payload), logical_bytes, request->direct);
     return request;
   }
   auto* msg = new Message{rank_, tag, std::move(payload)};
@@ -206,9 +205,8 @@ RequestPtr SimComm::isend(int dst, Tag tag, Payload payload, double logical_byte
 void SimComm::post(int dst, Tag tag, Payload payload, double logical_bytes) {
   check_peer(dst, "post");
   const int key_src = tags::is_any_source(tag) ? kAnySource : rank_;
-  if (DirectMessages* direct = world_.direct_messages(); direct != nullptr && DirectMessages::carries(tag)) {
-    direct->send(SimWorld::mailbox_key(dst, key_src, tag), world_.host(rank_), world_.host(dst),
-                 std::make_unique<Message>(Message{rank_, tag, std::move(payload)}), logical_bytes, nullptr);
+  if (goes_direct(tag)) {
+    send_direct(dst, key_src, tag, std::move(payload), logical_bytes, nullptr);
     return;
   }
   auto* msg = new Message{rank_, tag, std::move(payload)};
@@ -222,6 +220,17 @@ void SimComm::post(int dst, Tag tag, Payload payload, double logical_bytes) {
   resumed();
 }
 
+bool SimComm::goes_direct(Tag tag) const {
+  return world_.direct_messages() != nullptr && DirectMessages::carries(tag);
+}
+
+void SimComm::send_direct(int dst, int key_src, Tag tag, Payload payload, double logical_bytes,
+                          std::shared_ptr<DirectMessages::End> sender) {
+  world_.direct_messages()->send(SimWorld::mailbox_key(dst, key_src, tag), world_.host(rank_), world_.host(dst),
+                                 std::make_unique<Message>(Message{rank_, tag, std::move(payload)}), logical_bytes,
+                                 std::move(sender));
+}
+
 RequestPtr SimComm::irecv(int src, Tag tag) {
   if (tags::is_any_source(tag) != (src == kAnySource))
     throw std::logic_error("irecv: tag " + std::to_string(tag) +
@@ -229,9 +238,9 @@ RequestPtr SimComm::irecv(int src, Tag tag) {
                                               : " is an any-source tag; receive it with kAnySource"));
   if (src != kAnySource) check_peer(src, "irecv");
   auto request = std::make_shared<SimRequest>(true, RankOf{world_.math_pool(), rank_}, world_.completions());
-  if (DirectMessages* direct = world_.direct_messages(); direct != nullptr && DirectMessages::carries(tag)) {
+  if (goes_direct(tag)) {
     request->direct = std::make_shared<DirectMessages::End>();
-    direct->receive(SimWorld::mailbox_key(rank_, src, tag), request->direct);
+    world_.direct_messages()->receive(SimWorld::mailbox_key(rank_, src, tag), request->direct);
     return request;
   }
   request->comm = world_.mailbox(rank_, src, tag)->get_async<Message>(&request->raw);

@@ -57,6 +57,10 @@ class SimComm final : public Comm, private NativeCollectives {
   void work(double seconds, double core_share = 1);
   void check_peer(int peer, const char* what) const;
   std::size_t wait_any_watched(std::span<const RequestPtr> requests, std::size_t first_ended);
+  // Whether a message on `tag` is a control channel's, matched and delivered by DirectMessages.
+  bool goes_direct(Tag tag) const;
+  void send_direct(int dst, int key_src, Tag tag, Payload payload, double logical_bytes,
+                   std::shared_ptr<DirectMessages::End> sender);
   SimWorld& world_;
   int rank_;
   PostedSends posted_;
