@@ -47,16 +47,29 @@ struct LevelLinks {
   double direct_Bps = 0;    // capacity of the direct links between two units
   double pool_latency = 0;  // on each of the pools
   double pair_latency = 0;  // on the pair link
+  double unit_Bps = 0;      // the most all nodes of a unit can send (or receive) at once: nodes times node link
 };
+
+// A pool that can carry everything its unit's nodes can send (or receive) at once never limits a flow: the nodes'
+// links reach their capacity first, so the max-min shares are the same without it. SimGrid's solver re-solves every
+// flow coupled to a starting or ending one through shared links, and pools that every flow of a unit crosses couple
+// all the traffic of the machine. So where the pools never bind (and carry no latency, so no route gets shorter),
+// routes between two units of the level cross only their pair's link, and traffic leaving the level crosses a
+// per-unit uplink and downlink of the pool's capacity (SimGrid forbids a route without links).
+bool pools_never_bind(double pool_Bps, const LevelLinks& level) {
+  return level.pool_latency == 0 && pool_Bps >= level.unit_Bps;
+}
 
 // Fills `parent` (a full zone) with the routes between its units and between each unit and the parent's hub (none
 // at the top).
-void connect_level(sg4::NetZone* parent, const Unit* hub, const std::vector<Unit>& units, const LevelLinks& level) {
+void connect_level(sg4::NetZone* parent, const Unit* hub, const std::vector<Unit>& units, const LevelLinks& level,
+                   PoolRouting pools) {
   const auto n = static_cast<unsigned>(units.size());
   const std::string& name = parent->get_name();
+  const double pool = std::max(1u, n - 1) * level.direct_Bps;
+  const bool pooled_pairs = pools == PoolRouting::All || !pools_never_bind(pool, level);
   std::vector<sg4::Link*> out(n), in(n);
   for (unsigned u = 0; u < n; ++u) {
-    const double pool = std::max(1u, n - 1) * level.direct_Bps;
     out[u] = one_way_link(parent, name + "-out" + std::to_string(u), pool, level.pool_latency);
     in[u] = one_way_link(parent, name + "-in" + std::to_string(u), pool, level.pool_latency);
     if (hub == nullptr) continue;
@@ -71,8 +84,10 @@ void connect_level(sg4::NetZone* parent, const Unit* hub, const std::vector<Unit
       if (a == b) continue;
       sg4::Link* link =
           one_way_link(parent, name + "-pair" + std::to_string(a) + "-" + std::to_string(b), pair, level.pair_latency);
+      std::vector<sg4::LinkInRoute> route{{link, kNone}};
+      if (pooled_pairs) route = {{out[a], kNone}, {link, kNone}, {in[b], kNone}};
       parent->add_route(units[a].zone->get_netpoint(), units[b].zone->get_netpoint(), units[a].gateway,
-                        units[b].gateway, {{out[a], kNone}, {link, kNone}, {in[b], kNone}}, false);
+                        units[b].gateway, route, false);
     }
 }
 
@@ -100,7 +115,8 @@ Unit build_router(sg4::NetZone* parent, const std::string& name, unsigned first_
 }  // namespace
 
 std::vector<sg4::Host*> build_adaptive_dragonfly(const std::string& name, const DragonflyLayout& layout,
-                                                 double bandwidth, double latency, const std::string& prefix) {
+                                                 double bandwidth, double latency, const std::string& prefix,
+                                                 PoolRouting pools) {
   const unsigned per_router = layout.nodes_per_router;
   const unsigned per_chassis = per_router * layout.routers;
   const unsigned per_group = per_chassis * layout.chassis;
@@ -109,9 +125,10 @@ std::vector<sg4::Host*> build_adaptive_dragonfly(const std::string& name, const 
   // Latency of each level's minimal path beyond the two node links: a router pair 1 hop (green); a chassis pair 2
   // (green to the right slot, black); a group pair 5 (green, black, blue, green, black), of which the blue pools
   // carry the 2 hops on each side.
-  const LevelLinks green{layout.router_links * bandwidth, 0, latency};
-  const LevelLinks black{static_cast<double>(layout.routers) * layout.chassis_links * bandwidth, 0, 2 * latency};
-  const LevelLinks blue{layout.group_links * bandwidth, 2 * latency, latency};
+  const LevelLinks green{layout.router_links * bandwidth, 0, latency, per_router * bandwidth};
+  const LevelLinks black{static_cast<double>(layout.routers) * layout.chassis_links * bandwidth, 0, 2 * latency,
+                         per_chassis * bandwidth};
+  const LevelLinks blue{layout.group_links * bandwidth, 2 * latency, latency, per_group * bandwidth};
 
   sg4::NetZone* machine = sg4::create_full_zone(name);
   std::vector<Unit> groups;
@@ -130,15 +147,15 @@ std::vector<sg4::Host*> build_adaptive_dragonfly(const std::string& name, const 
         routers.push_back(build_router(zone, chassis_name + "r" + std::to_string(r), first_id, layout, bandwidth,
                                        latency, prefix, hosts));
       }
-      connect_level(zone, &chassis_hub, routers, green);
+      connect_level(zone, &chassis_hub, routers, green, pools);
       zone->seal();
       chassis.push_back({zone, chassis_hub.gateway});
     }
-    connect_level(group, &group_hub, chassis, black);
+    connect_level(group, &group_hub, chassis, black, pools);
     group->seal();
     groups.push_back({group, group_hub.gateway});
   }
-  connect_level(machine, nullptr, groups, blue);
+  connect_level(machine, nullptr, groups, blue, pools);
   machine->seal();
   return hosts;
 }

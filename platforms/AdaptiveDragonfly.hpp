@@ -16,6 +16,10 @@
 // (n - 1) c, and the extra hops of non-minimal paths are not charged as latency (each level's latency is that of
 // its minimal path).
 //
+// Pools that can carry everything their unit's nodes send or receive at once are left out of the routes between
+// the level's units (PoolRouting): the nodes' links bind first, so every flow's share is the same, and SimGrid's
+// solver no longer couples all the traffic of a chassis or a group through them.
+//
 // Hierarchy: one star zone per router (its nodes' links), one full zone per chassis (router pools and pairs), one
 // per group (chassis pools and pairs), one for the machine (group pools and pairs). Host "<prefix><id>" sits at
 // id = ((group * chassis + chassis) * routers + router) * nodes_per_router + node, as in SimGrid's dragonfly.
@@ -33,9 +37,16 @@ namespace quorum {
 // The pair link's capacity at a level of `units` peers joined pairwise by `direct_Bps` (see above).
 double adaptive_pair_capacity(unsigned units, double direct_Bps);
 
+// Which pools the routes between the units of a level cross.
+enum class PoolRouting {
+  Binding,  // only pools that can limit a flow (the default; see pools_never_bind in AdaptiveDragonfly.cpp)
+  All       // every pool: the same shares, the reference the tests compare Binding with
+};
+
 // Builds the whole dragonfly as the root zone and returns every host in id order.
 std::vector<simgrid::s4u::Host*> build_adaptive_dragonfly(const std::string& name, const DragonflyLayout& layout,
                                                           double link_bandwidth_Bps, double link_latency_s,
-                                                          const std::string& host_prefix);
+                                                          const std::string& host_prefix,
+                                                          PoolRouting pools = PoolRouting::Binding);
 
 }  // namespace quorum

@@ -65,8 +65,10 @@ void run_group_generator(Comm& comm, StepObserver& observer, const GroupGenerato
       }
     }
     for (const GroupRecord& g : generator.take_completed()) report(observer, comm.rank(), g);
-    for (int w = 0; w < workers; ++w) {
-      if (release_sent[static_cast<std::size_t>(w)] || !generator.released(w)) continue;
+    // Only the sender's own message (its finish, or its acknowledgement of its last group) can release a worker:
+    // groups are formed for unfinished workers only. Checking the sender alone keeps a message O(1), not O(P).
+    const int w = m.source;
+    if (!release_sent[static_cast<std::size_t>(w)] && generator.released(w)) {
       release_sent[static_cast<std::size_t>(w)] = true;
       ++released;
       comm.post(w, pp::kFromGenerator, Payload{{}, {pp::kRelease}}, pp::control_bytes(1));

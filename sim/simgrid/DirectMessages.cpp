@@ -41,7 +41,7 @@ DirectMessages::~DirectMessages() {
 
 void DirectMessages::send(std::uint64_t key, sg4::Host* from, sg4::Host* to, std::unique_ptr<Message> message,
                           double bytes, std::shared_ptr<End> sender) {
-  Box& box = boxes_[key];
+  Box& box = boxes_.at(key);  // held only through kernel-side calls (no simcall: no other actor runs meanwhile)
   if (box.last_from != from) {
     box.last_route = route_cost(from, to);
     box.last_from = from;
@@ -58,7 +58,7 @@ void DirectMessages::send(std::uint64_t key, sg4::Host* from, sg4::Host* to, std
 }
 
 void DirectMessages::receive(std::uint64_t key, std::shared_ptr<End> receiver) {
-  Box& box = boxes_[key];
+  Box& box = boxes_.at(key);
   if (box.unmatched.empty()) {
     box.receivers.push_back(std::move(receiver));
     return;

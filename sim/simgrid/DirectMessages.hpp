@@ -25,6 +25,7 @@
 #include "algorithms/comm/Comm.hpp"
 #include "sim/simgrid/CommCompletions.hpp"
 #include "sim/simgrid/HostRoute.hpp"
+#include "sim/simgrid/KeyTable.hpp"
 
 namespace simgrid::kernel::timer {
 class Timer;
@@ -93,7 +94,7 @@ class DirectMessages {
 
   std::shared_ptr<CommCompletions> completions_;
   double tcp_gamma_;
-  std::unordered_map<std::uint64_t, Box> boxes_;
+  KeyTable<Box> boxes_;
   struct HostPair {
     simgrid::s4u::Host* from;
     simgrid::s4u::Host* to;

@@ -6,10 +6,10 @@ namespace quorum {
 
 simgrid::s4u::Mailbox* SimWorld::mailbox(int dst, int src, Tag tag) {
   const std::uint64_t key = mailbox_key(dst, src, tag);
-  auto it = mailboxes_.find(key);
-  if (it != mailboxes_.end()) return it->second;
+  if (simgrid::s4u::Mailbox** found = mailboxes_.find(key)) return *found;
+  // by_name is a simcall: other actors run meanwhile and may grow the table, so no slot is held across it.
   auto* mb = simgrid::s4u::Mailbox::by_name(std::to_string(dst) + ":" + std::to_string(src) + ":" + std::to_string(tag));
-  mailboxes_.emplace(key, mb);
+  mailboxes_.at(key) = mb;
   return mb;
 }
 

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <string>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "algorithms/comm/Tag.hpp"
@@ -15,6 +14,7 @@
 #include "sim/simgrid/CommCompletions.hpp"
 #include "sim/simgrid/ControlCouriers.hpp"
 #include "sim/simgrid/DirectMessages.hpp"
+#include "sim/simgrid/KeyTable.hpp"
 #include "sim/model/ComputeModel.hpp"
 #include "sim/simgrid/RankMathPool.hpp"
 #include "sim/simgrid/SimNativeAllreduce.hpp"
@@ -100,7 +100,7 @@ class SimWorld {
   int ranks_per_node_ = 1;
   std::unique_ptr<SimNativeAllreduce> native_;
   std::unique_ptr<SlowLinks> slow_links_;
-  std::unordered_map<std::uint64_t, simgrid::s4u::Mailbox*> mailboxes_;
+  KeyTable<simgrid::s4u::Mailbox*> mailboxes_;
   std::shared_ptr<RankMathPool> math_pool_;
   std::unique_ptr<ControlCouriers> couriers_;
   std::shared_ptr<CommCompletions> completions_ = std::make_shared<CommCompletions>();

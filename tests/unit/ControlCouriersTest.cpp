@@ -175,12 +175,14 @@ TEST(ControlCouriers, ScenarioFiguresStayWithinToleranceOfSharedControlMessages)
 
 // Prague's groups form in the order requests reach the generator, which a nanosecond changes, and one different
 // group changes every later step: single runs of the two models differ as two seeds do (64 nodes, 40 steps: 1.27
-// against 1.13 steps/s on one seed). So the check is on the mean over six seeds.
+// against 1.13 steps/s on one seed). So the check is on the mean over 24 seeds: some seeds settle into a slower
+// pattern of groups (1.02 steps/s, mean wait 0.29 s), and one such run moves a six-seed mean wait by 17%.
 TEST(ControlCouriers, PragueFiguresStayWithinToleranceOverSeeds) {
+  constexpr int kSeeds = 24;
   auto s = piz_daint_scenario({{"name", "prague"}, {"mode", "smart"}}, 40, 1);
-  const auto [throughput, wait] = mean_figures(s, 6);
+  const auto [throughput, wait] = mean_figures(s, kSeeds);
   s["control_messages"] = "shared";
-  const auto [throughput_ref, wait_ref] = mean_figures(s, 6);
+  const auto [throughput_ref, wait_ref] = mean_figures(s, kSeeds);
   EXPECT_NEAR(throughput, throughput_ref, 0.03 * throughput_ref);
   EXPECT_NEAR(wait, wait_ref, 0.10 * wait_ref);
 }

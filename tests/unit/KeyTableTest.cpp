@@ -1,0 +1,47 @@
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <random>
+
+#include "sim/simgrid/KeyTable.hpp"
+#include "sim/simgrid/SimWorld.hpp"
+
+namespace quorum {
+
+// The table agrees with std::map over many keys shaped like the simulator's (destination, source, tag) keys,
+// through several growths; absent keys stay absent.
+TEST(KeyTable, AgreesWithAnOrderedMapThroughGrowths) {
+  KeyTable<int> table;
+  std::map<std::uint64_t, int> reference;
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 20000; ++i) {
+    const int dst = static_cast<int>(rng() % 4096), src = static_cast<int>(rng() % 4097) - 1;
+    const Tag tag = static_cast<Tag>(rng() % (Tag{1} << 23));
+    const std::uint64_t key = SimWorld::mailbox_key(dst, src, tag);
+    table.at(key) += i;
+    reference[key] += i;
+  }
+  EXPECT_EQ(table.size(), reference.size());
+  for (const auto& [key, value] : reference) {
+    ASSERT_NE(table.find(key), nullptr);
+    EXPECT_EQ(*table.find(key), value);
+  }
+  EXPECT_EQ(table.find(SimWorld::mailbox_key(5000, 3, 1)), nullptr);
+}
+
+// Values that own resources move with their slot when the table grows.
+TEST(KeyTable, MovesOwningValuesWhenItGrows) {
+  KeyTable<std::unique_ptr<int>> table;
+  for (int i = 0; i < 1000; ++i) table.at(static_cast<std::uint64_t>(i) << 24) = std::make_unique<int>(i);
+  for (int i = 0; i < 1000; ++i) {
+    auto* slot = table.find(static_cast<std::uint64_t>(i) << 24);
+    ASSERT_NE(slot, nullptr);
+    ASSERT_NE(*slot, nullptr);
+    EXPECT_EQ(**slot, i);
+  }
+  KeyTable<int> empty;
+  EXPECT_EQ(empty.find(0), nullptr);
+}
+
+}  // namespace quorum
