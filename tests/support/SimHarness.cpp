@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <simgrid/s4u/Engine.hpp>
+
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -16,6 +19,30 @@ ComputeModel constant_compute(double seconds, int ranks, StragglerSpec imbalance
   d.kind = Distribution::Kind::Constant;
   d.value = seconds;
   return ComputeModel(d, StragglerModel(std::move(imbalance), ranks, seed), seed);
+}
+
+EngineChildResult in_engine_child(const std::function<nlohmann::json()>& body) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("quorum-engine-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand())))
+                               .string();
+  const ChildResult child = run_in_child([&] {
+    int argc = 2;
+    std::string a0 = "quorum-test", a1 = "--log=root.thres:critical";
+    char* argv[] = {a0.data(), a1.data(), nullptr};
+    simgrid::s4u::Engine engine(&argc, argv);
+    std::ofstream(path) << body().dump();
+    return 0;
+  });
+  EngineChildResult r;
+  if (child.exit_code != 0) {
+    r.error = child.error_text.empty() ? "child died (signal " + std::to_string(child.signal) + ")" : child.error_text;
+  } else {
+    std::ifstream in(path);
+    r.value = nlohmann::json::parse(in);
+    r.ok = true;
+  }
+  std::filesystem::remove(path);
+  return r;
 }
 
 PlatformConfig star(int ranks) {

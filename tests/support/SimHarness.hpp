@@ -28,6 +28,15 @@ HarnessResult run_simulated(const PlatformConfig& platform, const std::function<
                             const ComputeModel& compute, int math_threads = 1, bool unshared_control_messages = true);
 HarnessResult run_simulated(const PlatformConfig& platform, const std::function<nlohmann::json(Comm&)>& program);
 
+// Runs body in a child process with a fresh SimGrid engine (its logs quiet) and brings back the JSON it returns;
+// ok false and the child's error when it failed. For tests that drive SimGrid directly, without ranks.
+struct EngineChildResult {
+  bool ok = false;
+  std::string error;
+  nlohmann::json value;
+};
+EngineChildResult in_engine_child(const std::function<nlohmann::json()>& body);
+
 // A small star platform with the given ranks (1 us, 10 GB/s).
 PlatformConfig star(int ranks);
 // One switch with a 10 GB/s, 1 us link to each of `nodes` nodes, and a loopback per node (a star has none).

@@ -2,10 +2,10 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
 
-#include <filesystem>
-#include <fstream>
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -14,9 +14,7 @@
 
 #include "platforms/AdaptiveDragonfly.hpp"
 #include "platforms/PlatformBuilder.hpp"
-#include "sim/simgrid/ChildProcess.hpp"
-#include "tests/support/Cli.hpp"
-#include "tests/support/Files.hpp"
+#include "tests/support/SimHarness.hpp"
 
 namespace quorum {
 namespace {
@@ -50,12 +48,7 @@ std::vector<Flow> random_flows(int nodes, int count) {
 // In a child: the dragonfly with `pools`, every flow on its own mailbox; returns each flow's end time and the link
 // counts of two routes (two routers of one chassis; two groups).
 nlohmann::json run_flows(PoolRouting pools, const std::vector<Flow>& flows) {
-  const std::string path = testing::fresh_path("adaptive-flows");
-  const ChildResult child = run_in_child([&] {
-    int argc = 2;
-    std::string a0 = "quorum-test", a1 = "--log=root.thres:critical";
-    char* argv[] = {a0.data(), a1.data(), nullptr};
-    sg4::Engine engine(&argc, argv);
+  const testing::EngineChildResult child = testing::in_engine_child([&] {
     configure_network_model(GenericConfig{});
     const std::vector<sg4::Host*> hosts = build_adaptive_dragonfly("df", small_layout(), kBandwidth, kLatency, "n", pools);
     std::vector<double> ends(flows.size(), -1);
@@ -82,7 +75,7 @@ nlohmann::json run_flows(PoolRouting pools, const std::vector<Flow>& flows) {
           blue_load = std::max(blue_load, pool->get_usage() / pool->get_bandwidth());
         }
     });
-    engine.run();
+    sg4::Engine::get_instance()->run();
     nlohmann::json out;
     out["ends"] = ends;
     out["blue_load"] = blue_load;
@@ -93,13 +86,10 @@ nlohmann::json run_flows(PoolRouting pools, const std::vector<Flow>& flows) {
       out["route_links"].push_back(links.size());
       out["route_latency"].push_back(latency);
     }
-    std::ofstream(path) << out.dump();
-    return 0;
+    return out;
   });
-  EXPECT_EQ(child.exit_code, 0) << child.error_text;
-  nlohmann::json j = child.exit_code == 0 ? testing::read_json(path) : nlohmann::json();
-  std::filesystem::remove(path);
-  return j;
+  EXPECT_TRUE(child.ok) << child.error;
+  return child.value;
 }
 
 }  // namespace

@@ -18,9 +18,9 @@
 
 #include "platforms/PlatformBuilder.hpp"
 #include "platforms/PlatformXml.hpp"
-#include "sim/simgrid/ChildProcess.hpp"
 #include "tests/support/Cli.hpp"
 #include "tests/support/Files.hpp"
+#include "tests/support/SimHarness.hpp"
 #include "tests/support/TestPaths.hpp"
 
 namespace quorum {
@@ -43,16 +43,11 @@ std::string policy_name(sg4::Link::SharingPolicy p) {
 // In a child process: a SimGrid engine, the platform build() makes (returning the hosts of the ranks, in rank
 // order), then every host's name, the network settings and the route of every pair, as JSON.
 nlohmann::json describe_in_child(const std::function<std::vector<sg4::Host*>()>& build, const HostPairs& pairs) {
-  const std::string path = testing::fresh_path("platform-routes");
-  const ChildResult child = run_in_child([&] {
-    int argc = 2;
-    std::string a0 = "quorum-test", a1 = "--log=root.thres:critical";
-    char* argv[] = {a0.data(), a1.data(), nullptr};
-    sg4::Engine engine(&argc, argv);
+  const testing::EngineChildResult child = testing::in_engine_child([&] {
     nlohmann::json out;
     for (const sg4::Host* h : build()) out["rank_hosts"].push_back(h == nullptr ? "" : h->get_name());
     std::set<std::string> names;
-    for (const sg4::Host* h : engine.get_all_hosts()) names.insert(h->get_name());
+    for (const sg4::Host* h : sg4::Engine::get_instance()->get_all_hosts()) names.insert(h->get_name());
     out["hosts"] = names;
     out["network_model"] = simgrid::config::get_value<std::string>("network/model");
     out["crosstraffic"] = simgrid::config::get_value<bool>("network/crosstraffic");
@@ -65,13 +60,10 @@ nlohmann::json describe_in_child(const std::function<std::vector<sg4::Host*>()>&
         route["links"].push_back({l->get_bandwidth(), l->get_latency(), policy_name(l->get_sharing_policy())});
       out["routes"].push_back(route);
     }
-    std::ofstream(path) << out.dump();
-    return 0;
+    return out;
   });
-  EXPECT_EQ(child.exit_code, 0) << child.error_text;
-  nlohmann::json j = child.exit_code == 0 ? testing::read_json(path) : nlohmann::json();
-  std::filesystem::remove(path);
-  return j;
+  EXPECT_TRUE(child.ok) << child.error;
+  return child.value;
 }
 
 // Every pair of ranks for small platforms; else rank 0 to every rank, mirrored pairs and seeded random pairs. Same
