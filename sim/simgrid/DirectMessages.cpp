@@ -32,21 +32,29 @@ bool DirectMessages::usable() {
          simgrid::config::get_value<int>("contexts/nthreads") <= 1;
 }
 
-DirectMessages::DirectMessages(std::shared_ptr<CommCompletions> completions)
-    : completions_(std::move(completions)), tcp_gamma_(simgrid::config::get_value<double>("network/TCP-gamma")) {}
+DirectMessages::DirectMessages(std::shared_ptr<CommCompletions> completions, DirectFlows* flows)
+    : completions_(std::move(completions)), flows_(flows), tcp_gamma_(simgrid::config::get_value<double>("network/TCP-gamma")) {}
 
 DirectMessages::~DirectMessages() {
   for (auto& [id, timer] : timers_) timer->remove();
 }
 
 void DirectMessages::send(std::uint64_t key, sg4::Host* from, sg4::Host* to, std::unique_ptr<Message> message,
-                          double bytes, std::shared_ptr<End> sender) {
+                          double bytes, std::shared_ptr<End> sender, bool shared) {
   Box& box = boxes_.at(key);  // held only through kernel-side calls (no simcall: no other actor runs meanwhile)
-  if (box.last_from != from) {
-    box.last_route = route_cost(from, to);
-    box.last_from = from;
+  InFlight m{std::move(message), 0, std::move(sender)};
+  if (shared && flows_ != nullptr) {
+    m.from = from;
+    m.to = to;
+    m.bytes = bytes;
+    m.shared = true;
+  } else {
+    if (box.last_from != from) {
+      box.last_route = route_cost(from, to);
+      box.last_from = from;
+    }
+    m.duration_s = box.last_route.duration(bytes);
   }
-  InFlight m{std::move(message), box.last_route.duration(bytes), std::move(sender)};
   while (!box.receivers.empty() && box.receivers.front()->abandoned) box.receivers.pop_front();
   if (box.receivers.empty()) {
     box.unmatched.push_back(std::move(m));
@@ -70,17 +78,27 @@ void DirectMessages::receive(std::uint64_t key, std::shared_ptr<End> receiver) {
 
 // Both sides have posted: the transfer runs from now.
 void DirectMessages::start(InFlight message, std::shared_ptr<End> receiver) {
+  if (message.shared) {
+    sg4::Host* from = message.from;
+    sg4::Host* to = message.to;
+    const double bytes = message.bytes;
+    flows_->start(from, to, bytes,
+                  [this, in_flight = std::make_shared<InFlight>(std::move(message)), receiver = std::move(receiver)] {
+                    arrive(*in_flight, receiver);
+                  });
+    return;
+  }
   const double arrival = sg4::Engine::get_clock() + message.duration_s;
   const std::uint64_t id = next_id_++;
   // The callback runs in maestro, at the arrival; it owns the message until then.
   auto in_flight = std::make_shared<InFlight>(std::move(message));
   timers_[id] = Timer::set(arrival, [this, id, in_flight, receiver = std::move(receiver)] {
-    arrive(id, *in_flight, receiver);
+    timers_.erase(id);
+    arrive(*in_flight, receiver);
   });
 }
 
-void DirectMessages::arrive(std::uint64_t id, InFlight& message, const std::shared_ptr<End>& receiver) {
-  timers_.erase(id);
+void DirectMessages::arrive(InFlight& message, const std::shared_ptr<End>& receiver) {
   CommCompletions::Watch* receiver_watch = nullptr;
   if (!receiver->abandoned) {
     receiver->delivered = std::move(message.message);

@@ -24,6 +24,7 @@
 
 #include "algorithms/comm/Comm.hpp"
 #include "sim/simgrid/CommCompletions.hpp"
+#include "sim/simgrid/DirectFlows.hpp"
 #include "sim/simgrid/HostRoute.hpp"
 #include "sim/simgrid/KeyTable.hpp"
 
@@ -47,24 +48,30 @@ class DirectMessages {
   // Whether the network model allows it (CM02, as for ControlCouriers).
   static bool usable();
 
-  explicit DirectMessages(std::shared_ptr<CommCompletions> completions);
+  // `flows`: where shared messages are timed (null: every message is unshared); it must outlive this object.
+  explicit DirectMessages(std::shared_ptr<CommCompletions> completions, DirectFlows* flows = nullptr);
   // Removes the timers of messages still in flight: SimGrid's timer queue outlives the engine.
   ~DirectMessages();
   DirectMessages(const DirectMessages&) = delete;
   DirectMessages& operator=(const DirectMessages&) = delete;
 
   // A message of `bytes` from `from` to `to` on the mailbox `key` (SimWorld::mailbox_key). `sender` is the send
-  // request's end (ended when the message arrives), or null for a posted message.
+  // request's end (ended when the message arrives), or null for a posted message. `shared`: the transfer shares
+  // its links as a CM02 flow (DirectFlows.hpp) instead of taking the unshared time.
   void send(std::uint64_t key, simgrid::s4u::Host* from, simgrid::s4u::Host* to, std::unique_ptr<Message> message,
-            double bytes, std::shared_ptr<End> sender);
+            double bytes, std::shared_ptr<End> sender, bool shared = false);
   // A receive posted on the mailbox `key`.
   void receive(std::uint64_t key, std::shared_ptr<End> receiver);
 
  private:
   struct InFlight {
     std::unique_ptr<Message> message;
-    double duration_s;
+    double duration_s;  // unshared
     std::shared_ptr<End> sender;
+    simgrid::s4u::Host* from = nullptr;  // shared: its route and bytes
+    simgrid::s4u::Host* to = nullptr;
+    double bytes = 0;
+    bool shared = false;
   };
   // A FIFO that is almost always empty or holds one element: a vector read from `head`, reset when drained (a
   // std::deque would allocate a block for each of the hundreds of thousands of mailboxes).
@@ -90,9 +97,10 @@ class DirectMessages {
   };
   const UnsharedFlowCost& route_cost(simgrid::s4u::Host* from, simgrid::s4u::Host* to);
   void start(InFlight message, std::shared_ptr<End> receiver);
-  void arrive(std::uint64_t id, InFlight& message, const std::shared_ptr<End>& receiver);
+  void arrive(InFlight& message, const std::shared_ptr<End>& receiver);
 
   std::shared_ptr<CommCompletions> completions_;
+  DirectFlows* flows_;
   double tcp_gamma_;
   KeyTable<Box> boxes_;
   struct HostPair {

@@ -31,7 +31,7 @@ bool guard_pages_fit(int ranks) {
 }  // namespace
 
 double run_ranks(const PlatformConfig& platform, const ComputeModel& compute,
-                 const std::function<void(Comm&)>& program, int math_threads, bool unshared_control_messages) {
+                 const std::function<void(Comm&)>& program, int math_threads, MessagePaths paths) {
   // SimGrid's own chatter (configuration changes, its deadlock dump) is replaced by our messages.
   std::string a0 = "quorum", a1 = "--log=root.thres:critical", a2 = "--log=ker_engine.app:file:/dev/null",
               a3 = "--cfg=contexts/guard-size:0";
@@ -48,7 +48,7 @@ double run_ranks(const PlatformConfig& platform, const ComputeModel& compute,
 
   SimWorld world(hosts, compute, host_costs(platform));
   world.use_math_threads(math_threads);
-  world.use_unshared_control_messages(unshared_control_messages);
+  world.use_message_paths(paths.unshared_control, paths.direct_data);
   std::vector<char> finished(static_cast<std::size_t>(ranks), 0);
   for (int r = 0; r < ranks; ++r) {
     // An exception inside an actor would abort the process; keep the first one and report it after the run.

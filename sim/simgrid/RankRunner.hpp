@@ -18,11 +18,15 @@ class SimulationError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// How messages travel (the scenario's control_messages and data_messages).
+struct MessagePaths {
+  bool unshared_control = true;  // control messages skip the max-min system (ControlCouriers.hpp, DirectMessages.hpp)
+  bool direct_data = false;      // data messages are timed by quorum's flow model (DirectFlows.hpp)
+};
+
 // Returns the simulated time at which the last actor finished. math_threads: threads that run the ranks' math (the
 // functions given to Comm::compute), the simulation's own included; 1 runs it inline (RankMathPool.hpp).
-// unshared_control_messages: whether control messages skip the max-min system (ControlCouriers.hpp).
 double run_ranks(const PlatformConfig& platform, const ComputeModel& compute,
-                 const std::function<void(Comm&)>& program, int math_threads = 1,
-                 bool unshared_control_messages = true);
+                 const std::function<void(Comm&)>& program, int math_threads = 1, MessagePaths paths = {});
 
 }  // namespace quorum

@@ -192,7 +192,7 @@ RequestPtr SimComm::isend(int dst, Tag tag, Payload payload, double logical_byte
   auto request = std::make_shared<SimRequest>(false, RankOf{world_.math_pool(), rank_}, world_.completions());
   if (goes_direct(tag)) {
     request->direct = std::make_shared<DirectMessages::End>();
-    send_direct(dst, key_src, tag, std::move(payload), logical_bytes, request->direct);
+    send_direct(dst, key_src, tag, std::move(payload), logical_bytes, request->direct, !DirectMessages::carries(tag));
     return request;
   }
   auto* msg = new Message{rank_, tag, std::move(payload)};
@@ -206,7 +206,11 @@ void SimComm::post(int dst, Tag tag, Payload payload, double logical_bytes) {
   check_peer(dst, "post");
   const int key_src = tags::is_any_source(tag) ? kAnySource : rank_;
   if (goes_direct(tag)) {
-    send_direct(dst, key_src, tag, std::move(payload), logical_bytes, nullptr);
+    // A small posted message that carries no floats is unshared, as a courier delivers it on SimGrid's path.
+    const bool unshared = DirectMessages::carries(tag) || (world_.control_couriers() != nullptr &&
+                                                           logical_bytes <= ControlCouriers::kMaxBytes &&
+                                                           payload.values.empty() && world_.host(dst) != world_.host(rank_));
+    send_direct(dst, key_src, tag, std::move(payload), logical_bytes, nullptr, !unshared);
     return;
   }
   auto* msg = new Message{rank_, tag, std::move(payload)};
@@ -221,14 +225,14 @@ void SimComm::post(int dst, Tag tag, Payload payload, double logical_bytes) {
 }
 
 bool SimComm::goes_direct(Tag tag) const {
-  return world_.direct_messages() != nullptr && DirectMessages::carries(tag);
+  return world_.direct_messages() != nullptr && (world_.direct_data() || DirectMessages::carries(tag));
 }
 
 void SimComm::send_direct(int dst, int key_src, Tag tag, Payload payload, double logical_bytes,
-                          std::shared_ptr<DirectMessages::End> sender) {
+                          std::shared_ptr<DirectMessages::End> sender, bool shared) {
   world_.direct_messages()->send(SimWorld::mailbox_key(dst, key_src, tag), world_.host(rank_), world_.host(dst),
                                  std::make_unique<Message>(Message{rank_, tag, std::move(payload)}), logical_bytes,
-                                 std::move(sender));
+                                 std::move(sender), shared);
 }
 
 RequestPtr SimComm::irecv(int src, Tag tag) {

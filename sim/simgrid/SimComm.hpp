@@ -57,10 +57,12 @@ class SimComm final : public Comm, private NativeCollectives {
   void work(double seconds, double core_share = 1);
   void check_peer(int peer, const char* what) const;
   std::size_t wait_any_watched(std::span<const RequestPtr> requests, std::size_t first_ended);
-  // Whether a message on `tag` is a control channel's, matched and delivered by DirectMessages.
+  // Whether a message on `tag` is matched and delivered by DirectMessages: a control channel's, or any under
+  // data_messages "direct".
   bool goes_direct(Tag tag) const;
+  // shared: the message shares its links (a data message under data_messages "direct").
   void send_direct(int dst, int key_src, Tag tag, Payload payload, double logical_bytes,
-                   std::shared_ptr<DirectMessages::End> sender);
+                   std::shared_ptr<DirectMessages::End> sender, bool shared);
   SimWorld& world_;
   int rank_;
   PostedSends posted_;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "algorithms/comm/Tag.hpp"
@@ -79,9 +80,21 @@ class SimWorld {
   // posted messages go through a courier (ControlCouriers.hpp).
   ControlCouriers* control_couriers() const { return couriers_.get(); }
   DirectMessages* direct_messages() const { return direct_.get(); }
-  void use_unshared_control_messages(bool on) {
-    couriers_ = on && ControlCouriers::usable() ? std::make_unique<ControlCouriers>() : nullptr;
-    direct_ = on && DirectMessages::usable() ? std::make_unique<DirectMessages>(completions_) : nullptr;
+  // Whether data messages go direct too, timed by quorum's flow model (DirectFlows.hpp).
+  bool direct_data() const { return flows_ != nullptr; }
+  // unshared_control: control messages skip the max-min system; direct_data (which needs it): data messages are
+  // matched by DirectMessages and shared by DirectFlows.
+  void use_message_paths(bool unshared_control, bool direct_data) {
+    if (direct_data && !unshared_control)
+      throw std::invalid_argument("data_messages \"direct\" needs control_messages \"unshared\"");
+    if (direct_data && !(DirectMessages::usable() && DirectFlows::usable()))
+      throw std::invalid_argument(
+          "data_messages \"direct\" needs SimGrid's CM02 network model without cross-traffic (every shipped "
+          "platform has it); use data_messages \"simgrid\"");
+    couriers_ = unshared_control && ControlCouriers::usable() ? std::make_unique<ControlCouriers>() : nullptr;
+    flows_ = direct_data ? std::make_unique<DirectFlows>() : nullptr;
+    direct_ = unshared_control && DirectMessages::usable() ? std::make_unique<DirectMessages>(completions_, flows_.get())
+                                                           : nullptr;
   }
 
   // Where every request's communication is watched until it ends (CommCompletions.hpp); shared with the requests,
@@ -104,6 +117,7 @@ class SimWorld {
   std::shared_ptr<RankMathPool> math_pool_;
   std::unique_ptr<ControlCouriers> couriers_;
   std::shared_ptr<CommCompletions> completions_ = std::make_shared<CommCompletions>();
+  std::unique_ptr<DirectFlows> flows_;       // before direct_, whose messages in flight it holds
   std::unique_ptr<DirectMessages> direct_;  // after completions_, which it ends transfers through
 };
 

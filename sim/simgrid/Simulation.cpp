@@ -42,7 +42,7 @@ SimulationOutput simulate(const Scenario& scenario) {
                         *recorder};
         algorithm->run(ctx);
       },
-      math_threads, scenario.unshared_control_messages);
+      math_threads, MessagePaths{scenario.unshared_control_messages, scenario.direct_data_messages});
   recorder->finish_progress();
 
   std::vector<std::span<const float>> finals;

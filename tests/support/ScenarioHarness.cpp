@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 
 #include "sim/simgrid/ChildProcess.hpp"
 #include "sim/simgrid/Simulation.hpp"
@@ -33,6 +34,29 @@ ScenarioResult simulate_scenario(const nlohmann::json& scenario) {
   r.summary = j["summary"];
   r.final_params = j["params"].get<std::vector<std::vector<float>>>();
   return r;
+}
+
+nlohmann::json piz_daint_scenario(const nlohmann::json& algorithm, int iterations, int seed) {
+  return {{"name", "issue-11-setting"},
+          {"seed", seed},
+          {"platform", {{"name", "piz_daint"}, {"nodes", 64}}},
+          {"workload", {{"profile", "resnet50_p100"}, {"iterations", iterations}}},
+          {"imbalance", {{"kind", "random_delay"}, {"ranks", 2}, {"delay_s", 0.32}}},
+          {"algorithm", algorithm},
+          {"math", {{"model", "none"}}},
+          {"output", {{"progress", false}, {"iterations_csv", false}}}};
+}
+
+std::pair<double, double> mean_figures(nlohmann::json scenario, int seeds) {
+  double throughput = 0, wait = 0;
+  for (int seed = 1; seed <= seeds; ++seed) {
+    scenario["seed"] = seed;
+    const auto r = simulate_scenario(scenario);
+    if (!r.ok) throw std::runtime_error("seed " + std::to_string(seed) + ": " + r.error);
+    throughput += r.summary["throughput_steps_per_s"].get<double>() / seeds;
+    wait += r.summary["mean_wait_s"].get<double>() / seeds;
+  }
+  return {throughput, wait};
 }
 
 }  // namespace quorum::testing

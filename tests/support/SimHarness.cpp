@@ -72,7 +72,7 @@ HarnessResult run_simulated(const PlatformConfig& platform, const std::function<
 }
 
 HarnessResult run_simulated(const PlatformConfig& platform, const std::function<nlohmann::json(Comm&)>& program,
-                            const ComputeModel& compute, int math_threads, bool unshared_control_messages) {
+                            const ComputeModel& compute, int math_threads, MessagePaths paths) {
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("quorum-harness-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand())))
                                .string();
@@ -81,7 +81,7 @@ HarnessResult run_simulated(const PlatformConfig& platform, const std::function<
     try {
       const double end = run_ranks(
           platform, compute, [&](Comm& comm) { results[static_cast<std::size_t>(comm.rank())] = program(comm); },
-          math_threads, unshared_control_messages);
+          math_threads, paths);
       std::ofstream(path) << nlohmann::json{{"end", end}, {"ranks", results}}.dump();
       return 0;
     } catch (const std::exception& e) {

@@ -10,6 +10,7 @@
 #include "algorithms/comm/Comm.hpp"
 #include "platforms/PlatformConfig.hpp"
 #include "sim/model/ComputeModel.hpp"
+#include "sim/simgrid/RankRunner.hpp"
 
 namespace quorum::testing {
 
@@ -23,9 +24,9 @@ struct HarnessResult {
 // Compute model with a constant step time and the given imbalance.
 ComputeModel constant_compute(double seconds, int ranks, StragglerSpec imbalance = {}, std::uint64_t seed = 1);
 
-// math_threads, unshared_control_messages: as run_ranks' (1: the math of Comm::compute runs inline).
+// math_threads, paths: as run_ranks' (1: the math of Comm::compute runs inline).
 HarnessResult run_simulated(const PlatformConfig& platform, const std::function<nlohmann::json(Comm&)>& program,
-                            const ComputeModel& compute, int math_threads = 1, bool unshared_control_messages = true);
+                            const ComputeModel& compute, int math_threads = 1, MessagePaths paths = {});
 HarnessResult run_simulated(const PlatformConfig& platform, const std::function<nlohmann::json(Comm&)>& program);
 
 // Runs body in a child process with a fresh SimGrid engine (its logs quiet) and brings back the JSON it returns;

@@ -55,7 +55,7 @@ std::vector<double> arrivals(bool unshared, bool load, double control_bytes = kC
         }
         return nlohmann::json::array({control_at, large_at});
       },
-      constant_compute(0.0, 2), 1, unshared);
+      constant_compute(0.0, 2), 1, MessagePaths{unshared});
   EXPECT_TRUE(r.ok) << r.error;
   if (!r.ok) return {0, 0};
   return r.per_rank[1].get<std::vector<double>>();
@@ -126,34 +126,8 @@ TEST(ControlCouriers, ASendersMessagesToOneMailboxKeepTheirOrder) {
   EXPECT_TRUE(r.per_rank[kSenders].get<bool>());
 }
 
-namespace {
-
-nlohmann::json piz_daint_scenario(const nlohmann::json& algorithm, int iterations, int seed) {
-  return {{"name", "control-messages"},
-          {"seed", seed},
-          {"platform", {{"name", "piz_daint"}, {"nodes", 64}}},
-          {"workload", {{"profile", "resnet50_p100"}, {"iterations", iterations}}},
-          {"imbalance", {{"kind", "random_delay"}, {"ranks", 2}, {"delay_s", 0.32}}},
-          {"algorithm", algorithm},
-          {"math", {{"model", "none"}}},
-          {"output", {{"progress", false}, {"iterations_csv", false}}}};
-}
-
-// Throughput and mean wait, averaged over `seeds` runs from seed 1.
-std::pair<double, double> mean_figures(nlohmann::json scenario, int seeds) {
-  double throughput = 0, wait = 0;
-  for (int seed = 1; seed <= seeds; ++seed) {
-    scenario["seed"] = seed;
-    const auto r = testing::simulate_scenario(scenario);
-    EXPECT_TRUE(r.ok) << r.error;
-    if (!r.ok) return {0, 0};
-    throughput += r.summary["throughput_steps_per_s"].get<double>() / seeds;
-    wait += r.summary["mean_wait_s"].get<double>() / seeds;
-  }
-  return {throughput, wait};
-}
-
-}  // namespace
+using testing::mean_figures;
+using testing::piz_daint_scenario;
 
 // The algorithms whose protocols send control messages, on Piz Daint under adaptive routing (where every flow
 // shares the pooled links), with ResNet-50 messages and two delayed ranks: throughput and mean wait with unshared

@@ -61,7 +61,7 @@ std::vector<double> arrivals(bool unshared, bool load, double receive_at = 0.5,
         }
         return nlohmann::json::array({control_at, large_at});
       },
-      no_compute(2), 1, unshared);
+      no_compute(2), 1, MessagePaths{unshared});
   EXPECT_TRUE(r.ok) << r.error;
   if (!r.ok) return {0, 0};
   return r.per_rank[1].get<std::vector<double>>();
@@ -112,7 +112,7 @@ TEST(DirectMessages, ARankAndItsOwnAgentExchangeOverTheLoopbackInTheSameTime) {
           agent->join();
           return agent_got;
         },
-        no_compute(1), 1, unshared);
+        no_compute(1), 1, MessagePaths{unshared});
     EXPECT_TRUE(r.ok) << r.error;
     return r.ok ? r.per_rank[0].get<double>() : 0.0;
   };
@@ -139,7 +139,7 @@ TEST(DirectMessages, StartsNoSimGridCommunication) {
           }
           return started;
         },
-        no_compute(2), 1, unshared);
+        no_compute(2), 1, MessagePaths{unshared});
     EXPECT_TRUE(r.ok) << r.error;
     return r.ok ? r.per_rank[1].get<int>() : -1;
   };

@@ -1,0 +1,131 @@
+#include "sim/simgrid/DirectFlows.hpp"
+
+#include <simgrid/kernel/Timer.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <xbt/config.hpp>
+
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+namespace quorum {
+
+namespace sg4 = simgrid::s4u;
+using simgrid::kernel::timer::Timer;
+
+namespace {
+
+DirectFlows* current = nullptr;
+
+// SimGrid's signal is process-wide and cannot be disconnected: it is connected once and forwards to the current
+// instance (as CommCompletions does).
+void connect_once(const std::function<void(const sg4::Link&)>& forward) {
+  static const bool connected = [&] {
+    sg4::Link::on_bandwidth_change_cb(forward);
+    return true;
+  }();
+  (void)connected;
+}
+
+}  // namespace
+
+bool DirectFlows::usable() {
+  return simgrid::config::get_value<std::string>("network/model") == "CM02" &&
+         !simgrid::config::get_value<bool>("network/crosstraffic") &&
+         simgrid::config::get_value<int>("contexts/nthreads") <= 1;
+}
+
+DirectFlows::DirectFlows() : tcp_gamma_(simgrid::config::get_value<double>("network/TCP-gamma")) {
+  connect_once([](const sg4::Link& link) {
+    if (current != nullptr) current->bandwidth_changed(link);
+  });
+  current = this;
+}
+
+DirectFlows::~DirectFlows() {
+  if (timer_ != nullptr) timer_->remove();
+  if (current == this) current = nullptr;
+}
+
+void DirectFlows::start(sg4::Host* from, sg4::Host* to, double bytes, std::function<void()> arrived) {
+  const Route& r = route(from, to);
+  // CM02's bound: the narrowest link's bandwidth now, and the TCP window over the route's latency.
+  double bound = FlowNetwork::kNever;
+  for (const auto id : r.shared) bound = std::min(bound, network_.capacity(id));
+  for (const auto* link : r.fat_pipes) bound = std::min(bound, link->get_bandwidth());
+  if (r.latency_s > 0 && tcp_gamma_ > 0) bound = std::min(bound, tcp_gamma_ / (2 * r.latency_s));
+  const double penalty = r.latency_s > 0 ? r.latency_s : 1.0;
+  const double now = sg4::Engine::get_clock();
+  const auto id = network_.start(now, r.shared, std::max(bytes, 0.0), r.latency_s, penalty, bound);
+  if (arrivals_.size() <= id) arrivals_.resize(id + 1);
+  arrivals_[id] = std::move(arrived);
+  schedule();
+}
+
+const DirectFlows::Route& DirectFlows::route(sg4::Host* from, sg4::Host* to) {
+  auto it = routes_.find({from, to});
+  if (it != routes_.end()) return it->second;
+  std::vector<sg4::Link*> links;
+  Route r;
+  from->route_to(to, links, &r.latency_s);
+  for (const sg4::Link* link : links) {
+    switch (link->get_sharing_policy()) {
+      case sg4::Link::SharingPolicy::SHARED:
+      case sg4::Link::SharingPolicy::SPLITDUPLEX:
+        r.shared.push_back(link_id(link));
+        break;
+      case sg4::Link::SharingPolicy::FATPIPE:
+        r.fat_pipes.push_back(link);
+        break;
+      default:
+        throw std::logic_error("data_messages \"direct\": link " + link->get_name() +
+                               " has a sharing policy other than SHARED, SPLITDUPLEX or FATPIPE; use "
+                               "data_messages \"simgrid\"");
+    }
+  }
+  return routes_.emplace(HostPair{from, to}, std::move(r)).first->second;
+}
+
+FlowNetwork::LinkId DirectFlows::link_id(const sg4::Link* link) {
+  auto [it, added] = link_ids_.try_emplace(link, 0);
+  if (added) it->second = network_.add_link(link->get_bandwidth());
+  return it->second;
+}
+
+void DirectFlows::bandwidth_changed(const sg4::Link& link) {
+  const auto it = link_ids_.find(&link);
+  if (it == link_ids_.end()) return;  // no flow has crossed it yet: its bandwidth is read when one does
+  network_.set_capacity(it->second, link.get_bandwidth(), sg4::Engine::get_clock());
+  schedule();
+}
+
+// One kernel timer at the network's next event.
+void DirectFlows::schedule() {
+  const double next = network_.next_event();
+  if (timer_ != nullptr && next == timer_date_) return;
+  if (timer_ != nullptr) timer_->remove();
+  timer_ = nullptr;
+  timer_date_ = next;
+  if (next < FlowNetwork::kNever) timer_ = Timer::set(next, [this] { fire(); });
+}
+
+void DirectFlows::fire() {
+  timer_ = nullptr;
+  timer_date_ = FlowNetwork::kNever;
+  ended_.clear();
+  network_.advance(sg4::Engine::get_clock(), ended_);
+  // Taken out first: an arrival may start flows, which may reuse these ids.
+  std::vector<std::function<void()>> arrived;
+  arrived.reserve(ended_.size());
+  for (const auto id : ended_) arrived.push_back(std::move(arrivals_[id]));
+  for (auto& a : arrived) a();
+  schedule();
+}
+
+std::size_t DirectFlows::HostPairHash::operator()(const HostPair& p) const noexcept {
+  const std::hash<const void*> h;
+  return h(p.from) * 31 + h(p.to);
+}
+
+}  // namespace quorum

@@ -1,0 +1,79 @@
+#pragma once
+// Transfers that share the network as SimGrid's CM02 flows do, solved by quorum's FlowNetwork on SimGrid's clock
+// instead of as SimGrid communications (data_messages: "direct").
+//
+// Why: at 4,096 ranks the butterflies', gossips' and the parameter server's data messages cost, as SimGrid
+// communications, an activity, a mailbox match, a max-min variable and SimGrid's selective update, which re-solves
+// every flow connected to a changed one through any link, at every start and end; and a server's thousands of
+// pending receives are scanned at each completion. DirectMessages matches and delivers them; this class times them.
+//
+// The model is CM02's as SimGrid 3.32 sets it up (network_cm02.cpp): a flow pays its route's latency without a share,
+// then shares every link of its route max-min fairly with penalty = the route's latency (1 on a route without
+// latency, such as a loopback), bounded by its narrowest link's bandwidth at its start and by the TCP window
+// (network/TCP-gamma / (2 latency)). A link's bandwidth change (slow_link) applies to the flows under way.
+// FATPIPE links bound a flow but are shared by none. Solved exactly; what can differ from SimGrid is rounding
+// (SimGrid's solver works to maxmin/precision, 1e-5 relative) and, at an instant where several actors resume, the
+// order in which they run (as for DirectMessages).
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/model/FlowNetwork.hpp"
+
+namespace simgrid::kernel::timer {
+class Timer;
+}
+
+namespace quorum {
+
+class DirectFlows {
+ public:
+  // Whether SimGrid's network model is one this class reproduces: CM02 without cross-traffic, on the sequential
+  // engine (timers are set from actors' code).
+  static bool usable();
+
+  // The latest constructed instance hears links' bandwidth changes (one simulation per process at a time).
+  DirectFlows();
+  ~DirectFlows();
+  DirectFlows(const DirectFlows&) = delete;
+  DirectFlows& operator=(const DirectFlows&) = delete;
+
+  // Starts a transfer of `bytes` from `from` to `to` now; `arrived` runs in maestro when its last byte has arrived.
+  void start(simgrid::s4u::Host* from, simgrid::s4u::Host* to, double bytes, std::function<void()> arrived);
+
+  const FlowNetwork& network() const { return network_; }
+
+ private:
+  struct Route {
+    std::vector<FlowNetwork::LinkId> shared;      // the links it shares (FATPIPE ones left out)
+    std::vector<const simgrid::s4u::Link*> fat_pipes;  // bound it only
+    double latency_s = 0;
+  };
+  struct HostPair {
+    const simgrid::s4u::Host* from;
+    const simgrid::s4u::Host* to;
+    bool operator==(const HostPair&) const = default;
+  };
+  struct HostPairHash {
+    std::size_t operator()(const HostPair& p) const noexcept;
+  };
+  const Route& route(simgrid::s4u::Host* from, simgrid::s4u::Host* to);
+  FlowNetwork::LinkId link_id(const simgrid::s4u::Link* link);
+  void bandwidth_changed(const simgrid::s4u::Link& link);
+  void schedule();
+  void fire();
+
+  FlowNetwork network_;
+  double tcp_gamma_;
+  std::unordered_map<const simgrid::s4u::Link*, FlowNetwork::LinkId> link_ids_;
+  std::unordered_map<HostPair, Route, HostPairHash> routes_;
+  std::vector<std::function<void()>> arrivals_;  // by flow id
+  std::vector<FlowNetwork::FlowId> ended_;
+  simgrid::kernel::timer::Timer* timer_ = nullptr;
+  double timer_date_ = FlowNetwork::kNever;
+};
+
+}  // namespace quorum

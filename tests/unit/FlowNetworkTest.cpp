@@ -1,0 +1,186 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <vector>
+
+#include "sim/model/FlowNetwork.hpp"
+
+namespace quorum {
+
+namespace {
+
+using LinkIds = std::vector<FlowNetwork::LinkId>;
+
+// Runs the network until nothing is in flight; returns each flow's end time, by id in start order.
+std::map<FlowNetwork::FlowId, double> run_to_end(FlowNetwork& net) {
+  std::map<FlowNetwork::FlowId, double> ends;
+  std::vector<FlowNetwork::FlowId> ended;
+  for (int guard = 0; net.flows_in_flight() > 0 && guard < 100000; ++guard) {
+    const double t = net.next_event();
+    ended.clear();
+    net.advance(t, ended);
+    for (const auto f : ended) ends[f] = t;
+  }
+  return ends;
+}
+
+// Brings the network to time t and returns the flows that ended on the way.
+void advance_to(FlowNetwork& net, double t) {
+  std::vector<FlowNetwork::FlowId> ended;
+  while (net.next_event() <= t) net.advance(net.next_event(), ended);
+  net.advance(t, ended);
+}
+
+}  // namespace
+
+TEST(FlowNetwork, FlowsOnOneLinkShareItAndTakeOverWhatAnEndedOneLeaves) {
+  FlowNetwork net;
+  const LinkIds link{net.add_link(10)};
+  const auto a = net.start(0, link, 100, 0, 1, 1e9);
+  const auto b = net.start(0, link, 50, 0, 1, 1e9);
+  advance_to(net, 0);
+  EXPECT_DOUBLE_EQ(net.rate(a), 5);
+  EXPECT_DOUBLE_EQ(net.rate(b), 5);
+  const auto ends = run_to_end(net);
+  EXPECT_DOUBLE_EQ(ends.at(b), 10);  // 50 bytes at 5
+  EXPECT_DOUBLE_EQ(ends.at(a), 15);  // 50 at 5, then the other 50 at 10
+}
+
+TEST(FlowNetwork, SharesAreInverseToThePenalty) {
+  FlowNetwork net;
+  const LinkIds link{net.add_link(30)};
+  const auto a = net.start(0, link, 1000, 0, 1, 1e9);
+  const auto b = net.start(0, link, 1000, 0, 2, 1e9);
+  advance_to(net, 0);
+  EXPECT_DOUBLE_EQ(net.rate(a), 20);
+  EXPECT_DOUBLE_EQ(net.rate(b), 10);
+}
+
+// The textbook case: the flow crossing both links is held to its share of the narrow one, and the wide link's other
+// flow takes what it leaves.
+TEST(FlowNetwork, MaxMinGivesTheWideLinksSpareCapacityToItsOtherFlow) {
+  FlowNetwork net;
+  const auto wide = net.add_link(10), narrow = net.add_link(4);
+  const auto a = net.start(0, LinkIds{wide}, 1e6, 0, 1, 1e9);
+  const auto b = net.start(0, LinkIds{wide, narrow}, 1e6, 0, 1, 1e9);
+  const auto c = net.start(0, LinkIds{narrow}, 1e6, 0, 1, 1e9);
+  advance_to(net, 0);
+  EXPECT_DOUBLE_EQ(net.rate(b), 2);
+  EXPECT_DOUBLE_EQ(net.rate(c), 2);
+  EXPECT_DOUBLE_EQ(net.rate(a), 8);
+}
+
+TEST(FlowNetwork, ABoundedFlowLeavesTheRestToTheOthers) {
+  FlowNetwork net;
+  const LinkIds link{net.add_link(10)};
+  const auto a = net.start(0, link, 1e6, 0, 1, 3);
+  const auto b = net.start(0, link, 1e6, 0, 1, 1e9);
+  advance_to(net, 0);
+  EXPECT_DOUBLE_EQ(net.rate(a), 3);
+  EXPECT_DOUBLE_EQ(net.rate(b), 7);
+}
+
+// A link that its flows' bounds cannot fill constrains nobody, and is left out of the solve.
+TEST(FlowNetwork, ALinkThatCannotFillLeavesEveryFlowAtItsBound) {
+  FlowNetwork net;
+  const auto pool = net.add_link(100), own_a = net.add_link(10), own_b = net.add_link(10);
+  const auto a = net.start(0, LinkIds{own_a, pool}, 1e6, 0, 1, 10);
+  const auto b = net.start(0, LinkIds{own_b, pool}, 1e6, 0, 1, 10);
+  advance_to(net, 0);
+  EXPECT_DOUBLE_EQ(net.rate(a), 10);
+  EXPECT_DOUBLE_EQ(net.rate(b), 10);
+}
+
+TEST(FlowNetwork, AFlowTakesNoShareDuringItsLatency) {
+  FlowNetwork net;
+  const LinkIds link{net.add_link(10)};
+  const auto late = net.start(0, link, 10, 1, 1, 1e9);  // latency 1 s, then 10 bytes
+  const auto early = net.start(0, link, 15, 0, 1, 1e9);
+  advance_to(net, 0.5);
+  EXPECT_DOUBLE_EQ(net.rate(early), 10);
+  EXPECT_DOUBLE_EQ(net.rate(late), 0);
+  const auto ends = run_to_end(net);
+  // early: 10 bytes alone by t=1, then 5 at a share of 5: t=2. late: 5 bytes at 5 by t=2, then 5 at 10: t=2.5.
+  EXPECT_DOUBLE_EQ(ends.at(early), 2);
+  EXPECT_DOUBLE_EQ(ends.at(late), 2.5);
+}
+
+TEST(FlowNetwork, ACapacityChangeSlowsTheFlowsUnderWay) {
+  FlowNetwork net;
+  const auto l = net.add_link(10);
+  const auto f = net.start(0, LinkIds{l}, 100, 0, 1, 1e9);
+  advance_to(net, 5);
+  net.set_capacity(l, 5, 5);
+  const auto ends = run_to_end(net);
+  EXPECT_DOUBLE_EQ(ends.at(f), 15);  // 50 bytes by t=5, the other 50 at 5
+}
+
+TEST(FlowNetwork, ZeroBytesEndWithTheLatency) {
+  FlowNetwork net;
+  const auto l = net.add_link(10);
+  const auto f = net.start(0, LinkIds{l}, 0, 0.25, 1, 1e9);
+  const auto g = net.start(0, LinkIds{}, 40, 0.5, 1, 8);  // no link: its bound alone
+  const auto ends = run_to_end(net);
+  EXPECT_DOUBLE_EQ(ends.at(f), 0.25);
+  EXPECT_DOUBLE_EQ(ends.at(g), 5.5);
+}
+
+// On random networks, at random instants, the rates are the max-min fair allocation, checked by its definition:
+// no link over capacity, no flow over its bound, and every flow either at its bound or on a full link where no
+// other flow has a higher level (rate x penalty).
+TEST(FlowNetwork, RatesAreMaxMinFairOnRandomNetworks) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 30; ++trial) {
+    FlowNetwork net;
+    std::uniform_real_distribution<double> unit(0, 1);
+    const int link_count = 3 + static_cast<int>(rng() % 12);
+    std::vector<double> capacity;
+    for (int l = 0; l < link_count; ++l) {
+      capacity.push_back(1 + 20 * unit(rng));
+      net.add_link(capacity.back());
+    }
+    struct Started {
+      FlowNetwork::FlowId id;
+      LinkIds route;
+      double penalty, bound;
+    };
+    std::vector<Started> flows;
+    for (int i = 0; i < 40; ++i) {
+      LinkIds route;
+      for (int l = 0; l < link_count; ++l)
+        if (unit(rng) < 0.25) route.push_back(static_cast<FlowNetwork::LinkId>(l));
+      if (route.empty()) route.push_back(static_cast<FlowNetwork::LinkId>(rng() % link_count));
+      const double penalty = unit(rng) < 0.5 ? 1 : 0.5 + unit(rng);
+      // As CM02 bounds a flow: its narrowest link, sometimes less (the TCP window).
+      double narrowest = 1e9;
+      for (const auto l : route) narrowest = std::min(narrowest, capacity[l]);
+      const double bound = unit(rng) < 0.3 ? 0.5 + 5 * unit(rng) : narrowest;
+      const double t = 0.01 * i;
+      advance_to(net, t);
+      flows.push_back({net.start(t, route, 1e9, unit(rng) < 0.5 ? 0 : 0.005, penalty, bound), route, penalty, bound});
+    }
+    advance_to(net, 1.0);  // every latency paid, nothing ended (1e9 bytes)
+    std::vector<double> load(static_cast<std::size_t>(link_count), 0), top_level(load.size(), 0);
+    for (const auto& f : flows) {
+      const double r = net.rate(f.id);
+      ASSERT_GT(r, 0);
+      EXPECT_LE(r, f.bound * (1 + 1e-12));
+      for (const auto l : f.route) {
+        load[l] += r;
+        top_level[l] = std::max(top_level[l], r * f.penalty);
+      }
+    }
+    for (int l = 0; l < link_count; ++l) EXPECT_LE(load[l], capacity[l] * (1 + 1e-9)) << "trial " << trial;
+    for (const auto& f : flows) {
+      const double r = net.rate(f.id);
+      bool bottlenecked = r >= f.bound * (1 - 1e-9);
+      for (const auto l : f.route)
+        bottlenecked = bottlenecked || (load[l] >= capacity[l] * (1 - 1e-9) && r * f.penalty >= top_level[l] * (1 - 1e-9));
+      EXPECT_TRUE(bottlenecked) << "trial " << trial << ": flow " << f.id << " could rise";
+    }
+  }
+}
+
+}  // namespace quorum
