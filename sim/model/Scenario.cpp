@@ -297,10 +297,15 @@ Scenario parse_scenario(const nlohmann::json& json, const std::string& base_dir)
   const std::string fidelity = root.string("fidelity", "phase", {"chunk", "phase"});
   parse_fidelity(fidelity, s.fidelity);
   s.unshared_control_messages = root.string("control_messages", "unshared", {"unshared", "shared"}) == "unshared";
-  s.direct_data_messages = root.string("data_messages", "simgrid", {"simgrid", "direct"}) == "direct";
-  if (s.direct_data_messages && !s.unshared_control_messages)
-    throw ScenarioError("data_messages", "\"direct\" needs control_messages \"unshared\" (control messages that share "
-                                         "the links as SimGrid flows would not share them with quorum's flows)");
+  s.direct_data_messages = root.string("data_messages", "direct", {"direct", "simgrid"}) == "direct";
+  // Control messages shared as SimGrid flows would not share the links with quorum's flows: under control_messages
+  // "shared" every message is SimGrid's, unless data_messages "direct" is asked for explicitly, which is an error.
+  if (s.direct_data_messages && !s.unshared_control_messages) {
+    if (root.has("data_messages"))
+      throw ScenarioError("data_messages", "\"direct\" needs control_messages \"unshared\" (control messages that "
+                                           "share the links as SimGrid flows would not share them with quorum's flows)");
+    s.direct_data_messages = false;
+  }
 
   Fields math = root.object("math");
   const AlgorithmInfo& info = *find_algorithm(s.algorithm);

@@ -45,10 +45,11 @@ struct Scenario {
   // bandwidth without entering the max-min system (sim/simgrid/ControlCouriers.hpp); "shared" makes every message a
   // flow that shares its links, the reference the unshared figures are checked against.
   bool unshared_control_messages = true;
-  // data_messages: "simgrid" (default) makes every other message a SimGrid communication; "direct" matches them in
-  // quorum and shares the links by quorum's own max-min flow model, the same CM02 sharing without SimGrid's
-  // activities (sim/model/FlowNetwork.hpp, sim/simgrid/DirectFlows.hpp). Needs control_messages "unshared".
-  bool direct_data_messages = false;
+  // data_messages: "direct" (default) matches every other message in quorum and shares the links by quorum's own
+  // max-min flow model, the same CM02 sharing without SimGrid's activities (sim/model/FlowNetwork.hpp,
+  // sim/simgrid/DirectFlows.hpp); "simgrid" makes them SimGrid communications, the reference. "direct" needs
+  // control_messages "unshared"; under "shared" the default falls back to "simgrid".
+  bool direct_data_messages = true;
 
   MathConfig math;
 

@@ -62,6 +62,7 @@ void DirectMessages::send(std::uint64_t key, sg4::Host* from, sg4::Host* to, std
   }
   std::shared_ptr<End> receiver = std::move(box.receivers.front());
   box.receivers.pop_front();
+  if (box.receivers.empty() && box.unmatched.empty()) boxes_.erase(key);  // most keys serve one message
   start(std::move(m), std::move(receiver));
 }
 
@@ -73,6 +74,7 @@ void DirectMessages::receive(std::uint64_t key, std::shared_ptr<End> receiver) {
   }
   InFlight m = std::move(box.unmatched.front());
   box.unmatched.pop_front();
+  if (box.receivers.empty() && box.unmatched.empty()) boxes_.erase(key);
   start(std::move(m), std::move(receiver));
 }
 

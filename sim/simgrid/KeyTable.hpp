@@ -4,8 +4,8 @@
 // (SimWorld's mailboxes, DirectMessages' queues); at thousands of ranks there are hundreds of thousands of such
 // keys, and std::unordered_map's bucket array plus one heap node per key costs two or three cache misses a lookup.
 //
-// References returned by `at` and `find` stay valid only until the next insertion (a growth moves every value). In
-// actor code that includes any simcall in between: other actors run during it and may insert.
+// References returned by `at` and `find` stay valid only until the next insertion or erase (a growth moves every
+// value, an erase may move others). In actor code that includes any simcall in between: other actors run during it.
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -42,6 +42,28 @@ class KeyTable {
       if (slots_[i].key == key) return &slots_[i].value;
       if (slots_[i].key == kEmpty) return nullptr;
     }
+  }
+
+  // Removes `key` and its value, if present. Linear probing's backward shift: the entries after it that probed past
+  // its slot move back, so no tombstones are left and lookups stay short in a table whose keys come and go.
+  void erase(std::uint64_t key) {
+    if (slots_.empty()) return;
+    std::size_t i = home(key);
+    while (slots_[i].key != key) {
+      if (slots_[i].key == kEmpty) return;
+      i = (i + 1) & mask_;
+    }
+    for (std::size_t j = (i + 1) & mask_; slots_[j].key != kEmpty; j = (j + 1) & mask_) {
+      const std::size_t h = home(slots_[j].key);
+      // The entry at j may move to i only if its home is not cyclically within (i, j].
+      const bool stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
+      if (stays) continue;
+      slots_[i] = std::move(slots_[j]);
+      i = j;
+    }
+    slots_[i].key = kEmpty;
+    slots_[i].value = Value{};
+    --size_;
   }
 
   std::size_t size() const { return size_; }

@@ -21,7 +21,7 @@ class SimulationError : public std::runtime_error {
 // How messages travel (the scenario's control_messages and data_messages).
 struct MessagePaths {
   bool unshared_control = true;  // control messages skip the max-min system (ControlCouriers.hpp, DirectMessages.hpp)
-  bool direct_data = false;      // data messages are timed by quorum's flow model (DirectFlows.hpp)
+  bool direct_data = true;       // data messages are timed by quorum's flow model (DirectFlows.hpp)
 };
 
 // Returns the simulated time at which the last actor finished. math_threads: threads that run the ranks' math (the

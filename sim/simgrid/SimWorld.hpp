@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <string>
 #include <memory>
-#include <stdexcept>
 #include <vector>
 
 #include "algorithms/comm/Tag.hpp"
@@ -82,19 +81,15 @@ class SimWorld {
   DirectMessages* direct_messages() const { return direct_.get(); }
   // Whether data messages go direct too, timed by quorum's flow model (DirectFlows.hpp).
   bool direct_data() const { return flows_ != nullptr; }
-  // unshared_control: control messages skip the max-min system; direct_data (which needs it): data messages are
-  // matched by DirectMessages and shared by DirectFlows.
+  // unshared_control: control messages skip the max-min system; direct_data: data messages are matched by
+  // DirectMessages and shared by DirectFlows. Each applies where the network model allows it (else the messages are
+  // SimGrid's), and direct_data only with unshared_control: control messages shared as SimGrid flows would not
+  // share the links with quorum's.
   void use_message_paths(bool unshared_control, bool direct_data) {
-    if (direct_data && !unshared_control)
-      throw std::invalid_argument("data_messages \"direct\" needs control_messages \"unshared\"");
-    if (direct_data && !(DirectMessages::usable() && DirectFlows::usable()))
-      throw std::invalid_argument(
-          "data_messages \"direct\" needs SimGrid's CM02 network model without cross-traffic (every shipped "
-          "platform has it); use data_messages \"simgrid\"");
     couriers_ = unshared_control && ControlCouriers::usable() ? std::make_unique<ControlCouriers>() : nullptr;
-    flows_ = direct_data ? std::make_unique<DirectFlows>() : nullptr;
-    direct_ = unshared_control && DirectMessages::usable() ? std::make_unique<DirectMessages>(completions_, flows_.get())
-                                                           : nullptr;
+    const bool direct_usable = unshared_control && DirectMessages::usable();
+    flows_ = direct_data && direct_usable && DirectFlows::usable() ? std::make_unique<DirectFlows>() : nullptr;
+    direct_ = direct_usable ? std::make_unique<DirectMessages>(completions_, flows_.get()) : nullptr;
   }
 
   // Where every request's communication is watched until it ends (CommCompletions.hpp); shared with the requests,

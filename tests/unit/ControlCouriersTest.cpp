@@ -27,9 +27,12 @@ PlatformConfig switch_of(int nodes) { return testing::one_switch(nodes); }
 constexpr double kLargeBytes = 100e6;
 
 // Rank 0 sends, at t = 0.5 s, a control message to rank 1 (and, when `load`, first starts a large transfer to it
-// on another tag). Returns {control arrival - 0.5, large arrival - 0.5 (0 without load)} as rank 1 sees them.
+// on another tag). Returns {control arrival - 0.5, large arrival - 0.5 (0 without load)} as rank 1 sees them. The
+// couriers serve data_messages "simgrid"; `direct_data` runs the same under "direct", where DirectMessages delivers
+// such messages unshared and quorum's flow model times the large transfer.
 std::vector<double> arrivals(bool unshared, bool load, double control_bytes = kControlBytes,
-                             Payload control = Payload{{}, {7}}, const PlatformConfig& platform = switch_of(2)) {
+                             Payload control = Payload{{}, {7}}, const PlatformConfig& platform = switch_of(2),
+                             bool direct_data = false) {
   const auto r = run_simulated(
       platform,
       [&](Comm& comm) -> nlohmann::json {
@@ -55,7 +58,7 @@ std::vector<double> arrivals(bool unshared, bool load, double control_bytes = kC
         }
         return nlohmann::json::array({control_at, large_at});
       },
-      constant_compute(0.0, 2), 1, MessagePaths{unshared});
+      constant_compute(0.0, 2), 1, MessagePaths{unshared, direct_data});
   EXPECT_TRUE(r.ok) << r.error;
   if (!r.ok) return {0, 0};
   return r.per_rank[1].get<std::vector<double>>();
@@ -71,6 +74,13 @@ TEST(ControlCouriers, OnAnIdleNetworkAControlMessageArrivesWhenASharedFlowWould)
 }
 
 TEST(ControlCouriers, UnderLoadItIsNotSlowedAndSlowsNothingMeasurably) {
+  // Under data_messages "direct" too, on every platform (with or without loopbacks).
+  for (const PlatformConfig& platform : {switch_of(2), testing::star(2)}) {
+    const auto idle = arrivals(true, false, kControlBytes, Payload{{}, {7}}, platform, true);
+    const auto unshared = arrivals(true, true, kControlBytes, Payload{{}, {7}}, platform, true);
+    EXPECT_NEAR(unshared[0], idle[0], 1e-12);
+    EXPECT_GT(unshared[1], kLargeBytes / kBandwidth);
+  }
   const auto idle = arrivals(true, false);
   const auto unshared = arrivals(true, true);
   const auto shared = arrivals(false, true);

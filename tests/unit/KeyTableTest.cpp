@@ -30,6 +30,35 @@ TEST(KeyTable, AgreesWithAnOrderedMapThroughGrowths) {
   EXPECT_EQ(table.find(SimWorld::mailbox_key(5000, 3, 1)), nullptr);
 }
 
+// Keys that come and go, as message queues do: after every erase the table still agrees with std::map, and it
+// holds only the keys present.
+TEST(KeyTable, ErasedKeysAreGoneAndTheOthersStayFindable) {
+  KeyTable<int> table;
+  std::map<std::uint64_t, int> reference;
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 50000; ++i) {
+    // A small key space, so erases hit present keys and probe chains overlap.
+    const std::uint64_t key = SimWorld::mailbox_key(static_cast<int>(rng() % 64), static_cast<int>(rng() % 64), 5);
+    if (rng() % 3 == 0) {
+      table.erase(key);
+      reference.erase(key);
+    } else {
+      table.at(key) = i;
+      reference[key] = i;
+    }
+    if (i % 997 == 0) {
+      ASSERT_EQ(table.size(), reference.size());
+      for (const auto& [k, v] : reference) {
+        ASSERT_NE(table.find(k), nullptr);
+        EXPECT_EQ(*table.find(k), v);
+      }
+    }
+  }
+  for (const auto& [k, v] : reference) table.erase(k);
+  EXPECT_EQ(table.size(), 0u);
+  EXPECT_EQ(table.find(SimWorld::mailbox_key(1, 1, 5)), nullptr);
+}
+
 // Values that own resources move with their slot when the table grows.
 TEST(KeyTable, MovesOwningValuesWhenItGrows) {
   KeyTable<std::unique_ptr<int>> table;
