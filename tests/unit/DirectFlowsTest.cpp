@@ -118,20 +118,9 @@ double worst_difference_s(const std::vector<double>& a, const std::vector<double
 // 3 groups of 2 chassis of 4 routers of 2 nodes, 1 GB/s, adaptive routing: the group (blue) pools, 4 GB/s for 16
 // nodes, fill when most transfers leave their group (AdaptiveDragonflyTest's platform).
 PlatformConfig small_adaptive_dragonfly() {
-  GenericConfig g;
-  g.topology = "dragonfly";
-  g.groups = 3;
-  g.group_links = 2;
-  g.chassis = 2;
-  g.chassis_links = 2;
-  g.routers = 4;
-  g.router_links = 1;
-  g.nodes_per_router = 2;
-  g.nodes = 48;
-  g.bandwidth_Bps = 1e9;
-  g.latency_s = 1e-6;
-  g.routing = "adaptive";
-  return g;
+  return GenericConfig{.topology = "dragonfly", .nodes = 48, .bandwidth_Bps = 1e9, .latency_s = 1e-6, .groups = 3,
+                       .group_links = 2, .chassis = 2, .chassis_links = 2, .routers = 4, .router_links = 1,
+                       .nodes_per_router = 2, .routing = "adaptive"};
 }
 
 }  // namespace
