@@ -19,6 +19,8 @@
 #include <memory>
 #include <unordered_map>
 
+#include "algorithms/comm/Payload.hpp"
+
 namespace quorum {
 
 class ControlCouriers {
@@ -26,6 +28,8 @@ class ControlCouriers {
   // Messages of at most this many bytes may take the courier (eight 64-bit integers: an activation or a request is
   // two, a group generator's reply three plus one per member).
   static constexpr double kMaxBytes = 64;
+  // Whether a posted message is one a courier may carry: at most kMaxBytes, and no floats.
+  static bool fits(double bytes, const Payload& payload) { return bytes <= kMaxBytes && payload.values.empty(); }
 
   ControlCouriers();
 

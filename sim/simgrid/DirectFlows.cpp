@@ -54,7 +54,7 @@ void DirectFlows::start(sg4::Host* from, sg4::Host* to, double bytes, std::funct
   double bound = FlowNetwork::kNever;
   for (const auto id : r.shared) bound = std::min(bound, network_.capacity(id));
   for (const auto* link : r.fat_pipes) bound = std::min(bound, link->get_bandwidth());
-  if (r.latency_s > 0 && tcp_gamma_ > 0) bound = std::min(bound, tcp_gamma_ / (2 * r.latency_s));
+  bound = cm02_rate_bound(bound, r.latency_s, tcp_gamma_);
   const double penalty = r.latency_s > 0 ? r.latency_s : 1.0;
   const double now = sg4::Engine::get_clock();
   const auto id = network_.start(now, r.shared, std::max(bytes, 0.0), r.latency_s, penalty, bound);
@@ -115,17 +115,12 @@ void DirectFlows::fire() {
   timer_date_ = FlowNetwork::kNever;
   ended_.clear();
   network_.advance(sg4::Engine::get_clock(), ended_);
-  // Taken out first: an arrival may start flows, which may reuse these ids.
-  std::vector<std::function<void()>> arrived;
-  arrived.reserve(ended_.size());
-  for (const auto id : ended_) arrived.push_back(std::move(arrivals_[id]));
-  for (auto& a : arrived) a();
+  // Taken out first: an arrival may start flows, which may reuse these ids. (Timers never nest: fire() is not
+  // re-entered while it runs them.)
+  arriving_.clear();
+  for (const auto id : ended_) arriving_.push_back(std::move(arrivals_[id]));
+  for (auto& a : arriving_) a();
   schedule();
-}
-
-std::size_t DirectFlows::HostPairHash::operator()(const HostPair& p) const noexcept {
-  const std::hash<const void*> h;
-  return h(p.from) * 31 + h(p.to);
 }
 
 }  // namespace quorum

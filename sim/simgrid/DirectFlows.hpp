@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "sim/model/FlowNetwork.hpp"
+#include "sim/simgrid/HostRoute.hpp"
 
 namespace simgrid::kernel::timer {
 class Timer;
@@ -52,14 +53,6 @@ class DirectFlows {
     std::vector<const simgrid::s4u::Link*> fat_pipes;  // bound it only
     double latency_s = 0;
   };
-  struct HostPair {
-    const simgrid::s4u::Host* from;
-    const simgrid::s4u::Host* to;
-    bool operator==(const HostPair&) const = default;
-  };
-  struct HostPairHash {
-    std::size_t operator()(const HostPair& p) const noexcept;
-  };
   const Route& route(simgrid::s4u::Host* from, simgrid::s4u::Host* to);
   FlowNetwork::LinkId link_id(const simgrid::s4u::Link* link);
   void bandwidth_changed(const simgrid::s4u::Link& link);
@@ -71,7 +64,8 @@ class DirectFlows {
   std::unordered_map<const simgrid::s4u::Link*, FlowNetwork::LinkId> link_ids_;
   std::unordered_map<HostPair, Route, HostPairHash> routes_;
   std::vector<std::function<void()>> arrivals_;  // by flow id
-  std::vector<FlowNetwork::FlowId> ended_;
+  std::vector<FlowNetwork::FlowId> ended_;          // fire()'s, kept allocated
+  std::vector<std::function<void()>> arriving_;
   simgrid::kernel::timer::Timer* timer_ = nullptr;
   double timer_date_ = FlowNetwork::kNever;
 };

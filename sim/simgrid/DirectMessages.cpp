@@ -33,7 +33,9 @@ bool DirectMessages::usable() {
 }
 
 DirectMessages::DirectMessages(std::shared_ptr<CommCompletions> completions, DirectFlows* flows)
-    : completions_(std::move(completions)), flows_(flows), tcp_gamma_(simgrid::config::get_value<double>("network/TCP-gamma")) {}
+    : completions_(std::move(completions)),
+      flows_(flows),
+      tcp_gamma_(simgrid::config::get_value<double>("network/TCP-gamma")) {}
 
 DirectMessages::~DirectMessages() {
   for (auto& [id, timer] : timers_) timer->remove();
@@ -47,13 +49,8 @@ void DirectMessages::send(std::uint64_t key, sg4::Host* from, sg4::Host* to, std
     m.from = from;
     m.to = to;
     m.bytes = bytes;
-    m.shared = true;
   } else {
-    if (box.last_from != from) {
-      box.last_route = route_cost(from, to);
-      box.last_from = from;
-    }
-    m.duration_s = box.last_route.duration(bytes);
+    m.duration_s = route_cost(from, to).duration(bytes);
   }
   while (!box.receivers.empty() && box.receivers.front()->abandoned) box.receivers.pop_front();
   if (box.receivers.empty()) {
@@ -80,7 +77,7 @@ void DirectMessages::receive(std::uint64_t key, std::shared_ptr<End> receiver) {
 
 // Both sides have posted: the transfer runs from now.
 void DirectMessages::start(InFlight message, std::shared_ptr<End> receiver) {
-  if (message.shared) {
+  if (message.from != nullptr) {
     sg4::Host* from = message.from;
     sg4::Host* to = message.to;
     const double bytes = message.bytes;
@@ -115,11 +112,6 @@ const UnsharedFlowCost& DirectMessages::route_cost(sg4::Host* from, sg4::Host* t
   auto it = routes_.find({from, to});
   if (it == routes_.end()) it = routes_.emplace(HostPair{from, to}, unshared_flow_cost(from, to, tcp_gamma_)).first;
   return it->second;
-}
-
-std::size_t DirectMessages::HostPairHash::operator()(const HostPair& p) const noexcept {
-  const std::hash<const void*> h;
-  return h(p.from) * 31 + h(p.to);
 }
 
 }  // namespace quorum

@@ -68,10 +68,9 @@ class DirectMessages {
     std::unique_ptr<Message> message;
     double duration_s;  // unshared
     std::shared_ptr<End> sender;
-    simgrid::s4u::Host* from = nullptr;  // shared: its route and bytes
+    simgrid::s4u::Host* from = nullptr;  // shared (DirectFlows times it): its route and bytes; null when unshared
     simgrid::s4u::Host* to = nullptr;
     double bytes = 0;
-    bool shared = false;
   };
   // A FIFO that is almost always empty or holds one element: a vector read from `head`, reset when drained (a
   // std::deque would allocate a block for each of the hundreds of thousands of mailboxes).
@@ -92,8 +91,6 @@ class DirectMessages {
   struct Box {
     Fifo<InFlight> unmatched;              // sent, no receive posted yet
     Fifo<std::shared_ptr<End>> receivers;  // posted, nothing sent yet
-    simgrid::s4u::Host* last_from = nullptr;  // the last sender's host and its route's cost (a named source's box
-    UnsharedFlowCost last_route;              // sees one sender only)
   };
   const UnsharedFlowCost& route_cost(simgrid::s4u::Host* from, simgrid::s4u::Host* to);
   void start(InFlight message, std::shared_ptr<End> receiver);
@@ -103,14 +100,6 @@ class DirectMessages {
   DirectFlows* flows_;
   double tcp_gamma_;
   KeyTable<Box> boxes_;
-  struct HostPair {
-    simgrid::s4u::Host* from;
-    simgrid::s4u::Host* to;
-    bool operator==(const HostPair&) const = default;
-  };
-  struct HostPairHash {
-    std::size_t operator()(const HostPair& p) const noexcept;
-  };
   std::unordered_map<HostPair, UnsharedFlowCost, HostPairHash> routes_;
   std::unordered_map<std::uint64_t, simgrid::kernel::timer::Timer*> timers_;  // in flight, by id
   std::uint64_t next_id_ = 0;

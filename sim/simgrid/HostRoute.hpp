@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -19,6 +20,25 @@ inline HostRoute route_between(simgrid::s4u::Host* from, simgrid::s4u::Host* to)
   HostRoute r;
   from->route_to(to, r.links, &r.latency_s);
   return r;
+}
+
+// A (source, destination) host pair, the key of the per-pair route caches.
+struct HostPair {
+  const simgrid::s4u::Host* from;
+  const simgrid::s4u::Host* to;
+  bool operator==(const HostPair&) const = default;
+};
+struct HostPairHash {
+  std::size_t operator()(const HostPair& p) const noexcept {
+    const std::hash<const void*> h;
+    return h(p.from) * 31 + h(p.to);
+  }
+};
+
+// CM02's bound on a flow's rate: its narrowest link's bandwidth, and the TCP window over the route's latency
+// (network/TCP-gamma / 2 latency; none without latency or gamma).
+inline double cm02_rate_bound(double narrowest_Bps, double latency_s, double tcp_gamma) {
+  return latency_s > 0 && tcp_gamma > 0 ? std::min(narrowest_Bps, tcp_gamma / (2 * latency_s)) : narrowest_Bps;
 }
 
 // What an unshared CM02 flow takes on a route: its latency, then its bytes at the narrowest link's bandwidth,
@@ -36,7 +56,7 @@ inline UnsharedFlowCost unshared_flow_cost(simgrid::s4u::Host* from, simgrid::s4
   UnsharedFlowCost c;
   c.latency_s = route.latency_s;
   for (const simgrid::s4u::Link* l : route.links) c.bandwidth_Bps = std::min(c.bandwidth_Bps, l->get_bandwidth());
-  if (route.latency_s > 0) c.bandwidth_Bps = std::min(c.bandwidth_Bps, tcp_gamma / (2 * route.latency_s));
+  c.bandwidth_Bps = cm02_rate_bound(c.bandwidth_Bps, route.latency_s, tcp_gamma);
   return c;
 }
 

@@ -207,17 +207,16 @@ void SimComm::post(int dst, Tag tag, Payload payload, double logical_bytes) {
   const int key_src = tags::is_any_source(tag) ? kAnySource : rank_;
   if (goes_direct(tag)) {
     // A small posted message that carries no floats is unshared, as a courier delivers it on SimGrid's path.
-    const bool unshared = DirectMessages::carries(tag) || (world_.control_couriers() != nullptr &&
-                                                           logical_bytes <= ControlCouriers::kMaxBytes &&
-                                                           payload.values.empty() && world_.host(dst) != world_.host(rank_));
+    const bool unshared = DirectMessages::carries(tag) ||
+                          (world_.control_couriers() != nullptr && ControlCouriers::fits(logical_bytes, payload) &&
+                           world_.host(dst) != world_.host(rank_));
     send_direct(dst, key_src, tag, std::move(payload), logical_bytes, nullptr, !unshared);
     return;
   }
   auto* msg = new Message{rank_, tag, std::move(payload)};
   simgrid::s4u::Mailbox* mailbox = world_.mailbox(dst, key_src, tag);
   ControlCouriers* couriers = world_.control_couriers();
-  const bool couriered = couriers != nullptr && logical_bytes <= ControlCouriers::kMaxBytes &&
-                         msg->payload.values.empty() &&
+  const bool couriered = couriers != nullptr && ControlCouriers::fits(logical_bytes, msg->payload) &&
                          couriers->post(world_.host(rank_), world_.host(dst), mailbox, msg, logical_bytes);
   // Otherwise an ordinary send that this actor reaps, not a detached one (see PostedSends); the receiver owns msg.
   if (!couriered) posted_.add(mailbox->put_async(msg, simulated_bytes(logical_bytes)));
