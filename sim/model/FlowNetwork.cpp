@@ -1,10 +1,32 @@
 #include "sim/model/FlowNetwork.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 
 namespace quorum {
+
+namespace {
+
+// A link is over capacity only past this relative margin: loads summed in another order differ by rounding.
+constexpr double kOverflowMargin = 1e-9;
+
+std::uint64_t mix(std::uint64_t x) {  // splitmix64's finaliser
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+std::size_t FlowNetwork::KeyHash::operator()(const std::vector<std::uint64_t>& key) const {
+  std::uint64_t h = key.size();
+  for (const std::uint64_t v : key) h = mix(h ^ v);
+  return static_cast<std::size_t>(h);
+}
 
 FlowNetwork::LinkId FlowNetwork::add_link(double capacity_Bps) {
   if (!(capacity_Bps > 0)) throw std::invalid_argument("FlowNetwork: a link's capacity must be positive");
@@ -18,28 +40,28 @@ void FlowNetwork::set_capacity(LinkId link, double capacity_Bps, double now) {
   Link& l = links_[link];
   const bool was_binding = l.binds();
   l.capacity = capacity_Bps;
-  touch(link, was_binding);
-  if (l.modified) wants_solve(now);
+  refresh(link, now);
+  if (links_[link].solved && (was_binding || links_[link].binds())) {
+    mark_modified(link);
+    wants_solve(now);
+  }
 }
 
 FlowNetwork::FlowId FlowNetwork::start(double now, std::span<const LinkId> route, double bytes, double latency_s,
                                        double penalty, double bound_Bps) {
   if (!(penalty > 0)) throw std::invalid_argument("FlowNetwork: a flow's penalty must be positive");
   FlowId id;
-  if (!free_.empty()) {
-    id = free_.back();
-    free_.pop_back();
+  if (!free_flows_.empty()) {
+    id = free_flows_.back();
+    free_flows_.pop_back();
   } else {
     id = static_cast<FlowId>(flows_.size());
     flows_.emplace_back();
-    new_rate_.push_back(0);
   }
   Flow& f = flows_[id];
   f.route.assign(route.begin(), route.end());
   f.slot.assign(route.size(), 0);
   f.remaining = std::max(bytes, 0.0);
-  f.last = now;
-  f.rate = 0;
   f.penalty = penalty;
   f.bound = bound_Bps > 0 ? bound_Bps : kNever;
   f.phase = Phase::Latency;
@@ -52,6 +74,13 @@ FlowNetwork::FlowId FlowNetwork::start(double now, std::span<const LinkId> route
   return id;
 }
 
+double FlowNetwork::rate(FlowId flow) const {
+  const Flow& f = flows_[flow];
+  if (f.phase != Phase::Moving) return 0;
+  if (!f.on_links) return f.solo_rate;
+  return f.cls == kNoClass ? 0 : classes_[f.cls].rate;
+}
+
 void FlowNetwork::wants_solve(double now) {
   if (!pending_) pending_time_ = now;
   pending_ = true;
@@ -61,33 +90,36 @@ void FlowNetwork::wants_solve(double now) {
 void FlowNetwork::begin_moving(FlowId id, double now) {
   Flow& f = flows_[id];
   f.phase = Phase::Moving;
-  f.last = now;
   if (f.route.empty() || f.remaining <= 0) {  // nothing to share: it ends at its bound, or at once
-    f.rate = f.remaining > 0 && std::isfinite(f.bound) ? f.bound : 0;
-    completions_.push({f.rate > 0 ? now + f.remaining / f.rate : now, id, f.version});
+    f.solo_rate = f.remaining > 0 && std::isfinite(f.bound) ? f.bound : 0;
+    solo_ends_.push({f.solo_rate > 0 ? now + f.remaining / f.solo_rate : now, id, f.version});
     return;
   }
   f.on_links = true;
+  f.unsolved = 0;
   for (std::size_t i = 0; i < f.route.size(); ++i) {
     Link& l = links_[f.route[i]];
-    const bool was_binding = l.binds();
     f.slot[i] = static_cast<std::uint32_t>(l.moving.size());
     l.moving.push_back(id);
-    l.bound_sum += f.bound;
-    touch(f.route[i], was_binding);
+    if (std::isfinite(f.bound))
+      l.bound_sum += f.bound;
+    else
+      ++l.unbounded;
+    if (l.unsolved_binding) ++f.unsolved;
   }
-  seeds_.push_back(id);
-  wants_solve(now);
+  for (const LinkId link : f.route) refresh(link, now);
+  join(id, f.remaining, now);
 }
 
+// It ended: it leaves its class and its links.
 void FlowNetwork::end_moving(FlowId id, double now) {
+  if (!flows_[id].on_links) return;
+  if (flows_[id].cls != kNoClass) leave(id, now);
   Flow& f = flows_[id];
-  if (!f.on_links) return;
   f.on_links = false;
   for (std::size_t i = 0; i < f.route.size(); ++i) {
     const LinkId link = f.route[i];
     Link& l = links_[link];
-    const bool was_binding = l.binds();
     const FlowId moved = l.moving.back();
     l.moving[f.slot[i]] = moved;
     if (moved != id) {
@@ -96,37 +128,207 @@ void FlowNetwork::end_moving(FlowId id, double now) {
         if (m.route[j] == link) m.slot[j] = f.slot[i];
     }
     l.moving.pop_back();
-    l.bound_sum = l.moving.empty() ? 0 : l.bound_sum - f.bound;
-    touch(link, was_binding);
+    if (!std::isfinite(f.bound)) --l.unbounded;
+    l.bound_sum = l.moving.empty() ? 0 : l.bound_sum - (std::isfinite(f.bound) ? f.bound : 0);
   }
+  for (const LinkId link : flows_[id].route) refresh(link, now);
+}
+
+// A link whose flows or capacity changed: whether it is solved, and whether it must be checked after the solve.
+void FlowNetwork::refresh(LinkId id, double now) {
+  Link& l = links_[id];
+  if (!l.solved && l.binds() && (l.moving.size() > kFewFlows || l.unbounded > 0))
+    set_solved(id, true, now);
+  else if (l.solved && (l.moving.empty() || (!l.binds() && l.moving.size() <= kFewFlows)))
+    set_solved(id, false, now);
+  count_unsolved(id);
+  Link& k = links_[id];
+  if (k.unsolved_binding && !k.listed_for_check) {
+    k.listed_for_check = true;
+    to_check_.push_back(id);
+    wants_solve(now);
+  }
+}
+
+// Keeps each flow's count of the route links that can bind but are not solved.
+void FlowNetwork::count_unsolved(LinkId id) {
+  Link& l = links_[id];
+  const bool unsolved_binding = !l.solved && l.binds();
+  if (unsolved_binding == l.unsolved_binding) return;
+  l.unsolved_binding = unsolved_binding;
+  for (const FlowId g : l.moving) {
+    if (unsolved_binding)
+      ++flows_[g].unsolved;
+    else
+      --flows_[g].unsolved;
+  }
+}
+
+// The link joins or leaves the solve: the flows crossing it change class (their key gains or loses it).
+void FlowNetwork::set_solved(LinkId id, bool solved, double now) {
+  links_[id].solved = solved;
+  count_unsolved(id);
+  for (const FlowId g : links_[id].moving)
+    if (flows_[g].cls != kNoClass) reclassify(g, now);
+  mark_modified(id);
   wants_solve(now);
 }
 
-// A link whose flows or capacity changed: its flows are re-solved if it binds now or did before.
-void FlowNetwork::touch(LinkId link, bool was_binding) {
-  Link& l = links_[link];
-  if (l.modified || !(was_binding || l.binds())) return;
+void FlowNetwork::mark_modified(LinkId id) {
+  Link& l = links_[id];
+  if (!l.solved || l.modified) return;
   l.modified = true;
-  modified_.push_back(link);
+  modified_.push_back(id);
+}
+
+// The flow joins the class of its solved links, penalty and bound, `remaining` bytes from its end.
+void FlowNetwork::join(FlowId id, double remaining, double now) {
+  {
+    const Flow& f = flows_[id];
+    key_scratch_.clear();
+    for (const LinkId l : f.route)
+      if (links_[l].solved) key_scratch_.push_back(l);
+    std::sort(key_scratch_.begin(), key_scratch_.end());
+    key_scratch_.push_back(std::bit_cast<std::uint64_t>(f.penalty));
+    key_scratch_.push_back(std::bit_cast<std::uint64_t>(f.bound));
+  }
+  auto [it, added] = class_of_key_.try_emplace(key_scratch_, kNoClass);
+  if (added) {
+    ClassId c;
+    if (!free_classes_.empty()) {
+      c = free_classes_.back();
+      free_classes_.pop_back();
+    } else {
+      c = static_cast<ClassId>(classes_.size());
+      classes_.emplace_back();
+    }
+    it->second = c;
+    Class& k = classes_[c];
+    k.key.assign(key_scratch_.begin(), key_scratch_.end() - 2);
+    k.penalty = flows_[id].penalty;
+    k.bound = flows_[id].bound;
+    k.members = 0;
+    k.progress = 0;
+    k.last = now;
+    k.queue.clear();
+    k.alive = true;
+    k.fixed = false;
+    // With no solved link it moves at its bound; else the solve sets its rate.
+    k.rate = k.key.empty() && std::isfinite(k.bound) ? k.bound : 0;
+    for (const LinkId l : k.key) links_[l].classes.push_back(c);
+    if (!k.key.empty()) seeds_.push_back(c);
+  }
+  const ClassId c = it->second;
+  Class& k = classes_[c];
+  Flow& f = flows_[id];
+  sync(k, now);
+  f.cls = c;
+  ++f.version;
+  f.target = k.progress + remaining;
+  ++k.members;
+  k.queue.push_back({f.target, id, f.version});
+  std::push_heap(k.queue.begin(), k.queue.end(), std::greater<>{});
+  for (const LinkId l : k.key) mark_modified(l);
+  if (!k.key.empty()) wants_solve(now);
+  // Its rate may differ from its old class's: the links it does not solve are checked.
+  if (f.unsolved > 0)
+    for (const LinkId l : f.route) {
+      Link& link = links_[l];
+      if (!link.unsolved_binding || link.listed_for_check) continue;
+      link.listed_for_check = true;
+      to_check_.push_back(l);
+      wants_solve(now);
+    }
+  schedule(c);
+}
+
+// The flow leaves its class; returns the bytes it has left.
+double FlowNetwork::leave(FlowId id, double now) {
+  Flow& f = flows_[id];
+  const ClassId c = f.cls;
+  Class& k = classes_[c];
+  sync(k, now);
+  const double remaining = std::max(0.0, f.target - k.progress);
+  const bool was_next = !k.queue.empty() && k.queue.front().flow == id;
+  f.cls = kNoClass;
+  ++f.version;
+  --k.members;
+  for (const LinkId l : k.key) mark_modified(l);
+  if (!k.key.empty()) wants_solve(now);
+  if (k.members > 0) {
+    if (was_next) schedule(c);
+    return remaining;
+  }
+  key_scratch_.assign(k.key.begin(), k.key.end());
+  key_scratch_.push_back(std::bit_cast<std::uint64_t>(k.penalty));
+  key_scratch_.push_back(std::bit_cast<std::uint64_t>(k.bound));
+  class_of_key_.erase(key_scratch_);
+  for (const LinkId l : k.key) {
+    auto& list = links_[l].classes;
+    const auto at = std::find(list.begin(), list.end(), c);
+    *at = list.back();
+    list.pop_back();
+  }
+  k.alive = false;
+  k.queue.clear();
+  ++k.version;
+  free_classes_.push_back(c);
+  return remaining;
+}
+
+void FlowNetwork::reclassify(FlowId id, double now) { join(id, leave(id, now), now); }
+
+// Brings the class's clock to `now`.
+void FlowNetwork::sync(Class& k, double now) {
+  if (now != k.last) k.progress += k.rate * (now - k.last);
+  k.last = now;
+}
+
+// Schedules the class's next end (its nearest target at its rate); older events go stale.
+void FlowNetwork::schedule(ClassId c) {
+  Class& k = classes_[c];
+  while (!k.queue.empty() && k.queue.front().version != flows_[k.queue.front().flow].version) {
+    std::pop_heap(k.queue.begin(), k.queue.end(), std::greater<>{});
+    k.queue.pop_back();
+  }
+  ++k.version;
+  if (k.queue.empty() || !(k.rate > 0)) return;
+  class_ends_.push({k.last + (k.queue.front().target - k.progress) / k.rate, c, k.version});
+}
+
+void FlowNetwork::set_class_rate(ClassId c, double rate, double now) {
+  Class& k = classes_[c];
+  if (rate == k.rate) return;
+  sync(k, now);
+  k.rate = rate;
+  schedule(c);
 }
 
 void FlowNetwork::release(FlowId id) {
   Flow& f = flows_[id];
   f.phase = Phase::Free;
-  f.rate = 0;
+  f.solo_rate = 0;
+  f.cls = kNoClass;
+  f.on_links = false;
   ++f.version;
   f.route.clear();
   f.slot.clear();
-  free_.push_back(id);
+  free_flows_.push_back(id);
   --in_flight_;
 }
 
 double FlowNetwork::next_event() {
-  while (!completions_.empty() && completions_.top().version != flows_[completions_.top().flow].version)
-    completions_.pop();
+  while (!class_ends_.empty()) {
+    const Event& e = class_ends_.top();
+    const Class& k = classes_[e.id];
+    if (k.alive && k.version == e.version) break;
+    class_ends_.pop();
+  }
+  while (!solo_ends_.empty() && solo_ends_.top().version != flows_[solo_ends_.top().id].version) solo_ends_.pop();
   double t = pending_ ? pending_time_ : kNever;
   if (!latency_ends_.empty()) t = std::min(t, latency_ends_.top().time);
-  if (!completions_.empty()) t = std::min(t, completions_.top().time);
+  if (!solo_ends_.empty()) t = std::min(t, solo_ends_.top().time);
+  if (!class_ends_.empty()) t = std::min(t, class_ends_.top().time);
   return t;
 }
 
@@ -135,62 +337,107 @@ void FlowNetwork::advance(double now, std::vector<FlowId>& ended) {
   while (!latency_ends_.empty() && latency_ends_.top().time <= due) {
     const Event e = latency_ends_.top();
     latency_ends_.pop();
-    if (e.version == flows_[e.flow].version && flows_[e.flow].phase == Phase::Latency) begin_moving(e.flow, now);
+    if (e.version == flows_[e.id].version && flows_[e.id].phase == Phase::Latency) begin_moving(e.id, now);
   }
-  while (!completions_.empty() && completions_.top().time <= due) {
-    const Event e = completions_.top();
-    completions_.pop();
-    Flow& f = flows_[e.flow];
-    if (e.version != f.version || f.phase != Phase::Moving) continue;
-    end_moving(e.flow, now);
-    ended.push_back(e.flow);
-    release(e.flow);
+  ending_.clear();
+  while (!solo_ends_.empty() && solo_ends_.top().time <= due) {
+    const Event e = solo_ends_.top();
+    solo_ends_.pop();
+    if (e.version == flows_[e.id].version && flows_[e.id].phase == Phase::Moving) ending_.push_back({e.time, e.id});
+  }
+  while (!class_ends_.empty() && class_ends_.top().time <= due) {
+    const Event e = class_ends_.top();
+    class_ends_.pop();
+    Class& k = classes_[e.id];
+    if (!k.alive || e.version != k.version) continue;
+    sync(k, now);
+    // The event was set for the nearest target: that flow ends now, with those within the time precision.
+    const double reach = k.progress + k.rate * kTimePrecision;
+    bool first = true;
+    while (!k.queue.empty()) {
+      const Member m = k.queue.front();
+      if (m.version != flows_[m.flow].version) {
+        std::pop_heap(k.queue.begin(), k.queue.end(), std::greater<>{});
+        k.queue.pop_back();
+        continue;
+      }
+      if (!first && m.target > reach) break;
+      std::pop_heap(k.queue.begin(), k.queue.end(), std::greater<>{});
+      k.queue.pop_back();
+      ending_.push_back({first ? e.time : now + (m.target - k.progress) / k.rate, m.flow});
+      first = false;
+    }
+    schedule(e.id);
+  }
+  std::sort(ending_.begin(), ending_.end());
+  for (const auto& [time, id] : ending_) {
+    end_moving(id, now);
+    ended.push_back(id);
+    release(id);
   }
   if (pending_) solve(now);
 }
 
 void FlowNetwork::solve(double now) {
-  pending_ = false;
-  ++solves_;
-  ++stamp_;
-  comp_flows_.clear();
-  comp_links_.clear();
-  for (const LinkId link : modified_) {
-    links_[link].modified = false;
-    for (const FlowId f : links_[link].moving) gather(f);
+  // Links of few flows the last solve found under half full leave the solve: their flows' classes merge.
+  for (const LinkId l : slack_)
+    if (links_[l].solved && links_[l].moving.size() <= kFewFlows) set_solved(l, false, now);
+  slack_.clear();
+  for (;;) {
+    ++solves_;
+    ++stamp_;
+    comp_classes_.clear();
+    comp_links_.clear();
+    for (const LinkId link : modified_) {
+      links_[link].modified = false;
+      if (!links_[link].solved) continue;
+      for (const ClassId c : links_[link].classes) gather(c);
+    }
+    modified_.clear();
+    for (const ClassId c : seeds_)
+      if (classes_[c].alive) gather(c);
+    seeds_.clear();
+    fill();
+    rose_.clear();
+    for (const ClassId c : comp_classes_) {
+      const double r = classes_[c].new_rate;
+      if (r > classes_[c].rate) rose_.push_back(c);
+      set_class_rate(c, r, now);
+    }
+    for (const LinkId link : comp_links_) {
+      const Link& l = links_[link];
+      if (l.moving.size() <= kFewFlows && l.capacity - l.rem < 0.5 * l.capacity) slack_.push_back(link);
+    }
+    if (!check_overflows(now)) break;
   }
-  modified_.clear();
-  for (const FlowId f : seeds_)
-    if (flows_[f].phase == Phase::Moving) gather(f);
-  seeds_.clear();
-  fill();
-  for (const FlowId f : comp_flows_) set_rate(f, new_rate_[f], now);
+  pending_ = false;
 }
 
-// Adds to the component being solved every flow coupled to `seed` through links that can bind.
-void FlowNetwork::gather(FlowId seed) {
-  if (flows_[seed].stamp == stamp_) return;
-  flows_[seed].stamp = stamp_;
-  std::size_t next = comp_flows_.size();
-  comp_flows_.push_back(seed);
-  while (next < comp_flows_.size()) {
-    const Flow& f = flows_[comp_flows_[next++]];
-    for (const LinkId link : f.route) {
+// Adds to the component being solved every class coupled to `seed` through solved links that can bind.
+void FlowNetwork::gather(ClassId seed) {
+  if (classes_[seed].stamp == stamp_) return;
+  classes_[seed].stamp = stamp_;
+  std::size_t next = comp_classes_.size();
+  comp_classes_.push_back(seed);
+  while (next < comp_classes_.size()) {
+    const Class& k = classes_[comp_classes_[next++]];
+    for (const LinkId link : k.key) {
       Link& l = links_[link];
       if (l.stamp == stamp_ || !l.binds()) continue;
       l.stamp = stamp_;
       comp_links_.push_back(link);
-      for (const FlowId g : l.moving) {
-        if (flows_[g].stamp == stamp_) continue;
-        flows_[g].stamp = stamp_;
-        comp_flows_.push_back(g);
+      for (const ClassId d : l.classes) {
+        if (classes_[d].stamp == stamp_) continue;
+        classes_[d].stamp = stamp_;
+        comp_classes_.push_back(d);
       }
     }
   }
 }
 
-// Progressive filling over the gathered component: the lowest level at which a link fills or a flow reaches its
-// bound fixes the flows concerned; the others go on rising. Levels only rise, so stale heap entries are skipped.
+// Progressive filling over the gathered component, a class of n flows counting n times: the lowest level at which a
+// link fills or a class reaches its bound fixes the classes concerned; the others go on rising. Levels only rise,
+// so stale heap entries are skipped.
 void FlowNetwork::fill() {
   levels_.clear();
   const auto push = [&](Level e) {
@@ -201,31 +448,32 @@ void FlowNetwork::fill() {
     Link& l = links_[link];
     l.rem = l.capacity;
     l.usage = 0;
-    for (const FlowId f : l.moving) l.usage += 1 / flows_[f].penalty;
-    l.unfixed = static_cast<std::uint32_t>(l.moving.size());
+    for (const ClassId c : l.classes) l.usage += classes_[c].members / classes_[c].penalty;
+    l.unfixed = static_cast<std::uint32_t>(l.classes.size());
     ++l.version;
     push({l.rem / l.usage, link, l.version, false});
   }
-  for (const FlowId id : comp_flows_) {
-    Flow& f = flows_[id];
-    f.fixed = false;
-    if (std::isfinite(f.bound)) push({f.bound * f.penalty, id, 0, true});
+  for (const ClassId c : comp_classes_) {
+    Class& k = classes_[c];
+    k.fixed = false;
+    k.new_rate = 0;
+    if (std::isfinite(k.bound)) push({k.bound * k.penalty, c, 0, true});
   }
-  const auto fix = [&](FlowId id, double rate) {
-    Flow& f = flows_[id];
-    f.fixed = true;
-    new_rate_[id] = rate;
-    for (const LinkId link : f.route) {
+  const auto fix = [&](ClassId c, double rate) {
+    Class& k = classes_[c];
+    k.fixed = true;
+    k.new_rate = rate;
+    for (const LinkId link : k.key) {
       Link& l = links_[link];
       if (l.stamp != stamp_) continue;  // a link that cannot bind
-      l.rem -= rate;
+      l.rem -= k.members * rate;
       --l.unfixed;
       if (l.unfixed == 0) continue;
-      l.usage -= 1 / f.penalty;
+      l.usage -= k.members / k.penalty;
       if (!(l.usage > 0)) {  // rounding: count again
         l.usage = 0;
-        for (const FlowId g : l.moving)
-          if (!flows_[g].fixed) l.usage += 1 / flows_[g].penalty;
+        for (const ClassId d : l.classes)
+          if (!classes_[d].fixed) l.usage += classes_[d].members / classes_[d].penalty;
       }
       ++l.version;
       push({std::max(l.rem, 0.0) / l.usage, link, l.version, false});
@@ -235,26 +483,52 @@ void FlowNetwork::fill() {
     std::pop_heap(levels_.begin(), levels_.end(), std::greater<>{});
     const Level e = levels_.back();
     levels_.pop_back();
-    if (e.is_flow) {
-      if (!flows_[e.id].fixed) fix(e.id, flows_[e.id].bound);
+    if (e.is_class) {
+      if (!classes_[e.id].fixed) fix(e.id, classes_[e.id].bound);
       continue;
     }
     const Link& l = links_[e.id];
     if (e.version != l.version || l.unfixed == 0) continue;
-    // `fix` changes l.moving's flows' state only, not the vector.
-    for (const FlowId g : l.moving)
-      if (!flows_[g].fixed) fix(g, e.level / flows_[g].penalty);
+    // `fix` changes the classes' state only, not l.classes.
+    for (const ClassId c : l.classes)
+      if (!classes_[c].fixed) fix(c, e.level / classes_[c].penalty);
   }
 }
 
-void FlowNetwork::set_rate(FlowId id, double rate, double now) {
-  Flow& f = flows_[id];
-  if (rate == f.rate) return;
-  f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.last));
-  f.last = now;
-  f.rate = rate;
-  ++f.version;
-  if (rate > 0) completions_.push({now + f.remaining / rate, id, f.version});
+double FlowNetwork::load(const Link& l) const {
+  double sum = 0;
+  for (const FlowId g : l.moving) sum += rate(g);
+  return sum;
+}
+
+// Checks the links left out of the solve that may now be over capacity: those whose flows or capacity changed, and
+// those of the flows whose rate rose. Each one over capacity joins the solve; returns whether any did.
+bool FlowNetwork::check_overflows(double now) {
+  ++check_stamp_;
+  overflowing_.clear();
+  const auto check = [&](LinkId link) {
+    Link& l = links_[link];
+    if (l.checked == check_stamp_) return;
+    l.checked = check_stamp_;
+    if (l.unsolved_binding && load(l) > l.capacity * (1 + kOverflowMargin)) overflowing_.push_back(link);
+  };
+  for (const LinkId link : to_check_) {
+    links_[link].listed_for_check = false;
+    check(link);
+  }
+  to_check_.clear();
+  for (const ClassId c : rose_) {
+    const Class& k = classes_[c];
+    if (!k.alive) continue;
+    for (const Member& m : k.queue) {
+      const Flow& f = flows_[m.flow];
+      if (m.version != f.version || f.unsolved == 0) continue;
+      for (const LinkId link : f.route) check(link);
+    }
+  }
+  for (const LinkId link : overflowing_)
+    if (!links_[link].solved) set_solved(link, true, now);
+  return !overflowing_.empty();
 }
 
 }  // namespace quorum

@@ -183,4 +183,115 @@ TEST(FlowNetwork, RatesAreMaxMinFairOnRandomNetworks) {
   }
 }
 
+// Flows that cross one full pool, each from its own node link, are one class: one variable, whatever their number.
+TEST(FlowNetwork, FlowsThroughTheSamePoolAreOneClass) {
+  FlowNetwork net;
+  const auto pool = net.add_link(100);
+  std::vector<FlowNetwork::FlowId> flows;
+  for (int i = 0; i < 200; ++i) {
+    const auto own = net.add_link(10);
+    flows.push_back(net.start(0, LinkIds{own, pool}, 1e6, 0, 1, 10));
+  }
+  advance_to(net, 0);
+  EXPECT_EQ(net.classes(), 1u);
+  for (const auto f : flows) EXPECT_DOUBLE_EQ(net.rate(f), 0.5);
+}
+
+// A link of few flows is left out of the solve until the solution would overfill it; then it is solved.
+TEST(FlowNetwork, ALinkOfFewFlowsJoinsTheSolveOnceItWouldOverflow) {
+  FlowNetwork net;
+  const auto node = net.add_link(10);
+  const auto a = net.start(0, LinkIds{node}, 1e6, 0, 1, 10);
+  advance_to(net, 0);
+  EXPECT_DOUBLE_EQ(net.rate(a), 10);  // alone: at its bound, nothing solved
+  const auto b = net.start(1, LinkIds{node}, 1e6, 0, 2, 10);
+  advance_to(net, 1);
+  EXPECT_NEAR(net.rate(a), 20.0 / 3, 1e-12);  // shares inverse to the penalty, the link full
+  EXPECT_NEAR(net.rate(b), 10.0 / 3, 1e-12);
+}
+
+// Flows come and go on random networks of node links (few flows each, left out of the solve until they overflow)
+// and pools (many flows, solved), while capacities change: at every event the rates are max-min fair (checked by
+// the definition), and every flow moves exactly its bytes (the integral of its rate), through all the changes of
+// class that links joining and leaving the solve cause.
+TEST(FlowNetwork, FlowsMoveTheirBytesAndStayMaxMinFairAsLinksJoinAndLeaveTheSolve) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (int trial = 0; trial < 8; ++trial) {
+    FlowNetwork net;
+    constexpr int kNodes = 24, kPools = 3;
+    std::vector<double> capacity;
+    for (int i = 0; i < kNodes; ++i) capacity.push_back(5 + 5 * unit(rng));
+    for (int i = 0; i < kPools; ++i) capacity.push_back(20 + 40 * unit(rng));
+    for (const double c : capacity) net.add_link(c);
+    struct Started {
+      LinkIds route;
+      double bytes, penalty, bound, moved = 0;
+      bool ended = false;
+    };
+    std::map<FlowNetwork::FlowId, Started> live;
+    std::vector<Started> done;
+    const auto check_max_min = [&] {
+      std::vector<double> load(capacity.size(), 0), top(capacity.size(), 0);
+      for (const auto& [id, f] : live) {
+        const double r = net.rate(id);
+        for (const auto l : f.route) {
+          load[l] += r;
+          top[l] = std::max(top[l], r * f.penalty);
+        }
+      }
+      for (std::size_t l = 0; l < capacity.size(); ++l) ASSERT_LE(load[l], capacity[l] * (1 + 1e-9)) << "link " << l;
+      for (const auto& [id, f] : live) {
+        const double r = net.rate(id);
+        if (r == 0) continue;  // in its latency
+        bool bottlenecked = r >= f.bound * (1 - 1e-9);
+        for (const auto l : f.route)
+          bottlenecked = bottlenecked || (load[l] >= capacity[l] * (1 - 1e-9) && r * f.penalty >= top[l] * (1 - 1e-9));
+        ASSERT_TRUE(bottlenecked) << "flow " << id << " could rise";
+      }
+    };
+    double now = 0;
+    std::vector<FlowNetwork::FlowId> ended;
+    const auto step_to = [&](double t) {  // integrates the rates up to t, then advances
+      for (auto& [id, f] : live) f.moved += net.rate(id) * (t - now);
+      now = t;
+      ended.clear();
+      net.advance(t, ended);
+      for (const auto id : ended) {
+        done.push_back(live.at(id));
+        live.erase(id);
+      }
+    };
+    for (int i = 0; i < 300; ++i) {
+      const double t = now + 0.02 * unit(rng);
+      while (net.next_event() <= t) {
+        step_to(net.next_event());
+        check_max_min();
+      }
+      step_to(t);
+      if (unit(rng) < 0.1) {  // a link slows down or recovers
+        const auto l = static_cast<FlowNetwork::LinkId>(rng() % capacity.size());
+        capacity[l] *= unit(rng) < 0.5 ? 0.5 : 2;
+        net.set_capacity(l, capacity[l], now);
+        continue;
+      }
+      // From one node to another, through a pool or, one time in four, not.
+      LinkIds route{static_cast<FlowNetwork::LinkId>(rng() % kNodes)};
+      const auto to = static_cast<FlowNetwork::LinkId>(rng() % kNodes);
+      if (to != route[0]) route.push_back(to);
+      if (unit(rng) < 0.75) route.push_back(static_cast<FlowNetwork::LinkId>(kNodes + rng() % kPools));
+      double narrowest = 1e9;
+      for (const auto l : route) narrowest = std::min(narrowest, capacity[l]);
+      Started f{route, 0.1 + 2 * unit(rng), unit(rng) < 0.5 ? 1.0 : 0.5 + unit(rng), narrowest};
+      live.emplace(net.start(now, route, f.bytes, unit(rng) < 0.5 ? 0 : 0.001, f.penalty, f.bound), f);
+    }
+    while (net.flows_in_flight() > 0) {
+      step_to(net.next_event());
+      check_max_min();
+    }
+    ASSERT_GT(done.size(), 200u);
+    for (const auto& f : done) EXPECT_NEAR(f.moved, f.bytes, 1e-6 * f.bytes) << "trial " << trial;
+  }
+}
+
 }  // namespace quorum
