@@ -55,6 +55,13 @@ void GroupGenerator::mark_asked(Group& g, int worker, double now) {
   const auto it = std::find(g.record.members.begin(), g.record.members.end(), worker);
   g.asked[static_cast<std::size_t>(it - g.record.members.begin())] = true;
   if (g.record.ready_s < 0 && is_ready(g)) g.record.ready_s = now;
+  recheck(g);
+}
+
+void GroupGenerator::recheck(Group& g) {
+  if (g.active || g.listed) return;
+  g.listed = true;
+  recheck_.push_back(g.record.id);
 }
 
 std::int64_t GroupGenerator::create(std::vector<int> members, int initiator, GroupKind kind, double now) {
@@ -72,8 +79,8 @@ std::int64_t GroupGenerator::create(std::vector<int> members, int initiator, Gro
     queue_[static_cast<std::size_t>(m)].push_back(id);
     if (config_.mode == GroupMode::Smart) buffer_[static_cast<std::size_t>(m)].push_back(id);
   }
-  pending_.push_back(id);
-  groups_.emplace(id, std::move(g));
+  ++pending_;
+  recheck(groups_.emplace(id, std::move(g)).first->second);
   return id;
 }
 
@@ -153,14 +160,17 @@ void GroupGenerator::finish(int worker) {
   buffer_[w].clear();
 }
 
+// Only the groups listed since the last call can start now: a pending group that could not start then (not ready,
+// or a member locked) stays so until it becomes ready or a member's lock is released, and both list it; locks are
+// taken only here. So looking at the listed groups, oldest first, starts the same groups as scanning the whole
+// pending queue would, at a cost that does not grow with the number of workers.
 std::vector<Activation> GroupGenerator::take_activations(double now) {
   std::vector<Activation> out;
-  for (auto it = pending_.begin(); it != pending_.end();) {
-    Group& g = groups_.at(*it);
-    if (!is_ready(g)) {
-      ++it;
-      continue;
-    }
+  std::sort(recheck_.begin(), recheck_.end());
+  for (const std::int64_t id : recheck_) {
+    Group& g = groups_.at(id);
+    g.listed = false;
+    if (!is_ready(g)) continue;
     if (g.record.ready_s < 0) g.record.ready_s = now;  // made ready by finish()
     // The lock vector: a group starts when none of its members is in an active group. Older groups are looked at
     // first, so they win when two pending groups want the same free worker.
@@ -168,7 +178,6 @@ std::vector<Activation> GroupGenerator::take_activations(double now) {
                                         [&](int m) { return locked_[static_cast<std::size_t>(m)]; });
     if (!startable) {
       g.record.conflict = true;
-      ++it;
       continue;
     }
     Activation a{g.record.id, g.record.members, {}};
@@ -181,9 +190,10 @@ std::vector<Activation> GroupGenerator::take_activations(double now) {
     }
     g.active = true;
     g.record.activated_s = now;
+    --pending_;
     out.push_back(std::move(a));
-    it = pending_.erase(it);
   }
+  recheck_.clear();
   return out;
 }
 
@@ -196,6 +206,7 @@ void GroupGenerator::acknowledge(int worker, std::int64_t group, double now) {
     throw std::logic_error("group generator: acknowledgement of a group that is not this worker's active one");
   mine.erase(it);
   locked_[w] = false;
+  for (const std::int64_t id : mine) recheck(groups_.at(id));  // its pending groups may start now
   if (++g.acknowledged == static_cast<int>(g.record.members.size())) {
     g.record.done_s = now;
     completed_.push_back(g.record);

@@ -87,7 +87,7 @@ class GroupGenerator {
   bool locked(int worker) const { return locked_[static_cast<std::size_t>(worker)]; }
   std::size_t buffered(int worker) const { return buffer_[static_cast<std::size_t>(worker)].size(); }
   const GroupRecord* group(std::int64_t id) const;
-  std::size_t pending() const { return pending_.size(); }
+  std::size_t pending() const { return pending_; }
 
  private:
   struct Group {
@@ -95,6 +95,7 @@ class GroupGenerator {
     std::vector<bool> asked;  // per member
     int acknowledged = 0;
     bool active = false;
+    bool listed = false;  // in recheck_
   };
   std::int64_t create(std::vector<int> members, int initiator, GroupKind kind, double now);
   void divide(int initiator, double now);
@@ -102,6 +103,7 @@ class GroupGenerator {
   bool passes_filter(int initiator, int worker) const;
   void mark_asked(Group& g, int worker, double now);
   bool is_ready(const Group& g) const;
+  void recheck(Group& g);
 
   GroupGeneratorConfig config_;
   std::int64_t next_id_ = 0;
@@ -111,7 +113,8 @@ class GroupGenerator {
   std::vector<std::optional<std::int64_t>> awaiting_;  // per worker: the group answering its outstanding request
   std::vector<std::int64_t> counter_;                  // per worker: requests so far (c_w)
   std::vector<bool> locked_, finished_;
-  std::vector<std::int64_t> pending_;                  // groups not yet active, creation order
+  std::size_t pending_ = 0;                             // groups not yet active
+  std::vector<std::int64_t> recheck_;                  // pending groups that may start now (take_activations)
   std::vector<GroupRecord> completed_;
 };
 
