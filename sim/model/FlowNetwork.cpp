@@ -143,11 +143,26 @@ void FlowNetwork::refresh(LinkId id, double now) {
     set_solved(id, false, now);
   count_unsolved(id);
   Link& k = links_[id];
-  if (k.unsolved_binding && !k.listed_for_check) {
+  if (!k.unsolved_binding) return;
+  share_headroom(id);
+  if (!k.listed_for_check) {
     k.listed_for_check = true;
     to_check_.push_back(id);
     wants_solve(now);
   }
+}
+
+// Gives each flow on the unsolved link an allowance, its rate and an equal part of the capacity its flows leave (so
+// the allowances add up to at most the capacity), and lowers each flow's class's safe rate to it. Returns the load.
+double FlowNetwork::share_headroom(LinkId id) {
+  Link& l = links_[id];
+  const double total = load(l);
+  l.headroom_part = std::max(0.0, l.capacity - total) / static_cast<double>(l.moving.size());
+  for (const FlowId g : l.moving) {
+    const ClassId c = flows_[g].cls;
+    if (c != kNoClass) classes_[c].safe_rate = std::min(classes_[c].safe_rate, classes_[c].rate + l.headroom_part);
+  }
+  return total;
 }
 
 // Keeps each flow's count of the route links that can bind but are not solved.
@@ -213,6 +228,7 @@ void FlowNetwork::join(FlowId id, double remaining, double now) {
     k.queue.clear();
     k.alive = true;
     k.fixed = false;
+    k.safe_rate = kNever;
     // With no solved link it moves at its bound; else the solve sets its rate.
     k.rate = k.key.empty() && std::isfinite(k.bound) ? k.bound : 0;
     for (const LinkId l : k.key) links_[l].classes.push_back(c);
@@ -230,11 +246,14 @@ void FlowNetwork::join(FlowId id, double remaining, double now) {
   std::push_heap(k.queue.begin(), k.queue.end(), std::greater<>{});
   for (const LinkId l : k.key) mark_modified(l);
   if (!k.key.empty()) wants_solve(now);
-  // Its rate may differ from its old class's: the links it does not solve are checked.
+  // Its rate may differ from its old class's: the links it does not solve share their headroom again, and are
+  // checked after the solve.
   if (f.unsolved > 0)
     for (const LinkId l : f.route) {
       Link& link = links_[l];
-      if (!link.unsolved_binding || link.listed_for_check) continue;
+      if (!link.unsolved_binding) continue;
+      share_headroom(l);
+      if (link.listed_for_check) continue;
       link.listed_for_check = true;
       to_check_.push_back(l);
       wants_solve(now);
@@ -269,9 +288,9 @@ double FlowNetwork::leave(FlowId id, double now) {
     *at = list.back();
     list.pop_back();
   }
+  drop_end(c);
   k.alive = false;
   k.queue.clear();
-  ++k.version;
   free_classes_.push_back(c);
   return remaining;
 }
@@ -284,16 +303,63 @@ void FlowNetwork::sync(Class& k, double now) {
   k.last = now;
 }
 
-// Schedules the class's next end (its nearest target at its rate); older events go stale.
+// Schedules the class's next end (its nearest target at its rate).
 void FlowNetwork::schedule(ClassId c) {
   Class& k = classes_[c];
   while (!k.queue.empty() && k.queue.front().version != flows_[k.queue.front().flow].version) {
     std::pop_heap(k.queue.begin(), k.queue.end(), std::greater<>{});
     k.queue.pop_back();
   }
-  ++k.version;
-  if (k.queue.empty() || !(k.rate > 0)) return;
-  class_ends_.push({k.last + (k.queue.front().target - k.progress) / k.rate, c, k.version});
+  if (k.queue.empty() || !(k.rate > 0)) {
+    drop_end(c);
+    return;
+  }
+  k.next_end = k.last + (k.queue.front().target - k.progress) / k.rate;
+  if (k.end_slot == kNotQueued) {
+    k.end_slot = static_cast<std::uint32_t>(ends_.size());
+    ends_.push_back(c);
+  }
+  place_end(k.end_slot);
+}
+
+bool FlowNetwork::ends_before(ClassId a, ClassId b) const {
+  const double ta = classes_[a].next_end, tb = classes_[b].next_end;
+  return ta < tb || (ta == tb && a < b);
+}
+
+// Moves the entry at `slot` up or down to its place in ends_.
+void FlowNetwork::place_end(std::uint32_t slot) {
+  const auto put = [&](std::uint32_t at, ClassId c) {
+    ends_[at] = c;
+    classes_[c].end_slot = at;
+  };
+  const ClassId c = ends_[slot];
+  while (slot > 0 && ends_before(c, ends_[(slot - 1) / 2])) {
+    put(slot, ends_[(slot - 1) / 2]);
+    slot = (slot - 1) / 2;
+  }
+  const auto size = static_cast<std::uint32_t>(ends_.size());
+  for (;;) {
+    std::uint32_t child = 2 * slot + 1;
+    if (child >= size) break;
+    if (child + 1 < size && ends_before(ends_[child + 1], ends_[child])) ++child;
+    if (!ends_before(ends_[child], c)) break;
+    put(slot, ends_[child]);
+    slot = child;
+  }
+  put(slot, c);
+}
+
+void FlowNetwork::drop_end(ClassId c) {
+  const std::uint32_t slot = classes_[c].end_slot;
+  if (slot == kNotQueued) return;
+  classes_[c].end_slot = kNotQueued;
+  const ClassId last = ends_.back();
+  ends_.pop_back();
+  if (last == c) return;
+  ends_[slot] = last;
+  classes_[last].end_slot = slot;
+  place_end(slot);
 }
 
 void FlowNetwork::set_class_rate(ClassId c, double rate, double now) {
@@ -318,17 +384,11 @@ void FlowNetwork::release(FlowId id) {
 }
 
 double FlowNetwork::next_event() {
-  while (!class_ends_.empty()) {
-    const Event& e = class_ends_.top();
-    const Class& k = classes_[e.id];
-    if (k.alive && k.version == e.version) break;
-    class_ends_.pop();
-  }
   while (!solo_ends_.empty() && solo_ends_.top().version != flows_[solo_ends_.top().id].version) solo_ends_.pop();
   double t = pending_ ? pending_time_ : kNever;
   if (!latency_ends_.empty()) t = std::min(t, latency_ends_.top().time);
   if (!solo_ends_.empty()) t = std::min(t, solo_ends_.top().time);
-  if (!class_ends_.empty()) t = std::min(t, class_ends_.top().time);
+  if (!ends_.empty()) t = std::min(t, classes_[ends_.front()].next_end);
   return t;
 }
 
@@ -345,13 +405,12 @@ void FlowNetwork::advance(double now, std::vector<FlowId>& ended) {
     solo_ends_.pop();
     if (e.version == flows_[e.id].version && flows_[e.id].phase == Phase::Moving) ending_.push_back({e.time, e.id});
   }
-  while (!class_ends_.empty() && class_ends_.top().time <= due) {
-    const Event e = class_ends_.top();
-    class_ends_.pop();
-    Class& k = classes_[e.id];
-    if (!k.alive || e.version != k.version) continue;
+  while (!ends_.empty() && classes_[ends_.front()].next_end <= due) {
+    const ClassId c = ends_.front();
+    Class& k = classes_[c];
+    const double first_end = k.next_end;
     sync(k, now);
-    // The event was set for the nearest target: that flow ends now, with those within the time precision.
+    // Its nearest target is due: that flow ends now, with those within the time precision.
     const double reach = k.progress + k.rate * kTimePrecision;
     bool first = true;
     while (!k.queue.empty()) {
@@ -364,10 +423,10 @@ void FlowNetwork::advance(double now, std::vector<FlowId>& ended) {
       if (!first && m.target > reach) break;
       std::pop_heap(k.queue.begin(), k.queue.end(), std::greater<>{});
       k.queue.pop_back();
-      ending_.push_back({first ? e.time : now + (m.target - k.progress) / k.rate, m.flow});
+      ending_.push_back({first ? first_end : now + (m.target - k.progress) / k.rate, m.flow});
       first = false;
     }
-    schedule(e.id);
+    schedule(c);
   }
   std::sort(ending_.begin(), ending_.end());
   for (const auto& [time, id] : ending_) {
@@ -436,8 +495,10 @@ void FlowNetwork::gather(ClassId seed) {
 }
 
 // Progressive filling over the gathered component, a class of n flows counting n times: the lowest level at which a
-// link fills or a class reaches its bound fixes the classes concerned; the others go on rising. Levels only rise,
-// so stale heap entries are skipped.
+// link fills or a class reaches its bound fixes the classes concerned; the others go on rising. Fixing a class at
+// the lowest level only raises the levels of its links, so a link's entry is left in the heap, below its level,
+// and pushed again at its level when it comes up: a link is pushed once per time it reaches the top, not once per
+// class fixed on it.
 void FlowNetwork::fill() {
   levels_.clear();
   const auto push = [&](Level e) {
@@ -475,8 +536,7 @@ void FlowNetwork::fill() {
         for (const ClassId d : l.classes)
           if (!classes_[d].fixed) l.usage += classes_[d].members / classes_[d].penalty;
       }
-      ++l.version;
-      push({std::max(l.rem, 0.0) / l.usage, link, l.version, false});
+      ++l.version;  // its entry in the heap is now below its level: it is pushed again when it comes up
     }
   };
   while (!levels_.empty()) {
@@ -488,7 +548,11 @@ void FlowNetwork::fill() {
       continue;
     }
     const Link& l = links_[e.id];
-    if (e.version != l.version || l.unfixed == 0) continue;
+    if (l.unfixed == 0) continue;
+    if (e.version != l.version) {
+      push({std::max(l.rem, 0.0) / l.usage, e.id, l.version, false});
+      continue;
+    }
     // `fix` changes the classes' state only, not l.classes.
     for (const ClassId c : l.classes)
       if (!classes_[c].fixed) fix(c, e.level / classes_[c].penalty);
@@ -502,7 +566,10 @@ double FlowNetwork::load(const Link& l) const {
 }
 
 // Checks the links left out of the solve that may now be over capacity: those whose flows or capacity changed, and
-// those of the flows whose rate rose. Each one over capacity joins the solve; returns whether any did.
+// those of the flows whose class's rate rose past its safe rate. Below it, each of its flows stays within its
+// allowance on each such link, and the allowances on a link add up to at most its capacity; a class above it has
+// its links checked and their allowances shared again. Each link over capacity joins the solve; returns whether any
+// did.
 bool FlowNetwork::check_overflows(double now) {
   ++check_stamp_;
   overflowing_.clear();
@@ -510,7 +577,7 @@ bool FlowNetwork::check_overflows(double now) {
     Link& l = links_[link];
     if (l.checked == check_stamp_) return;
     l.checked = check_stamp_;
-    if (l.unsolved_binding && load(l) > l.capacity * (1 + kOverflowMargin)) overflowing_.push_back(link);
+    if (l.unsolved_binding && share_headroom(link) > l.capacity * (1 + kOverflowMargin)) overflowing_.push_back(link);
   };
   for (const LinkId link : to_check_) {
     links_[link].listed_for_check = false;
@@ -518,12 +585,17 @@ bool FlowNetwork::check_overflows(double now) {
   }
   to_check_.clear();
   for (const ClassId c : rose_) {
-    const Class& k = classes_[c];
-    if (!k.alive) continue;
+    Class& k = classes_[c];
+    if (!k.alive || k.rate <= k.safe_rate) continue;
+    k.safe_rate = kNever;  // worked out again from its flows' links as they are now
     for (const Member& m : k.queue) {
       const Flow& f = flows_[m.flow];
       if (m.version != f.version || f.unsolved == 0) continue;
-      for (const LinkId link : f.route) check(link);
+      for (const LinkId link : f.route) {
+        if (!links_[link].unsolved_binding) continue;
+        check(link);
+        k.safe_rate = std::min(k.safe_rate, k.rate + links_[link].headroom_part);
+      }
     }
   }
   for (const LinkId link : overflowing_)

@@ -72,6 +72,7 @@ class FlowNetwork {
  private:
   using ClassId = std::uint32_t;
   static constexpr ClassId kNoClass = std::numeric_limits<ClassId>::max();
+  static constexpr std::uint32_t kNotQueued = std::numeric_limits<std::uint32_t>::max();
   enum class Phase : std::uint8_t { Free, Latency, Moving };
 
   struct Flow {
@@ -101,8 +102,12 @@ class FlowNetwork {
     double rate = 0;      // of each flow
     double progress = 0;  // bytes each flow has moved at `rate` since the class began, as of `last`
     double last = 0;
-    std::uint32_t version = 0;   // bumped when its next end moves: older events are stale
     std::vector<Member> queue;   // min-heap of its flows' targets (and stale entries)
+    double next_end = kNever;    // when its nearest target is reached at its rate
+    std::uint32_t end_slot = kNotQueued;  // its place in ends_
+    // Its rate may rise to this without overfilling any unsolved link of its flows: the least allowance its flows
+    // were given on those links (share_headroom).
+    double safe_rate = kNever;
     // solve scratch
     std::uint64_t stamp = 0;
     double new_rate = 0;
@@ -121,6 +126,7 @@ class FlowNetwork {
     bool unsolved_binding = false;  // binds() && !solved, as its flows count it
     bool modified = false;          // a solved link whose classes or capacity changed since the last solve
     bool listed_for_check = false;
+    double headroom_part = 0;  // unsolved: each flow's part of the capacity left, when last shared
     // progressive filling
     double rem = 0;
     double usage = 0;
@@ -158,6 +164,10 @@ class FlowNetwork {
   void reclassify(FlowId f, double now);
   void sync(Class& c, double now);
   void schedule(ClassId c);
+  bool ends_before(ClassId a, ClassId b) const;
+  void place_end(std::uint32_t slot);
+  void drop_end(ClassId c);
+  double share_headroom(LinkId l);
   void set_class_rate(ClassId c, double rate, double now);
   void solve(double now);
   void gather(ClassId seed);
@@ -176,7 +186,7 @@ class FlowNetwork {
   std::size_t in_flight_ = 0;
   EventHeap latency_ends_;
   EventHeap solo_ends_;   // flows on no link
-  EventHeap class_ends_;  // each class's next end
+  std::vector<ClassId> ends_;  // classes with an end ahead, a min-heap on next_end kept in place (one entry each)
   std::vector<LinkId> modified_;
   std::vector<ClassId> seeds_;        // classes whose rate must be solved though no solved link of theirs changed
   std::vector<LinkId> to_check_;      // unsolved links that can bind whose flows or capacity changed
