@@ -142,14 +142,18 @@ void FlowNetwork::refresh(LinkId id, double now) {
   else if (l.solved && (l.moving.empty() || (!l.binds() && l.moving.size() <= kFewFlows)))
     set_solved(id, false, now);
   count_unsolved(id);
-  Link& k = links_[id];
-  if (!k.unsolved_binding) return;
+  if (!links_[id].unsolved_binding) return;
   share_headroom(id);
-  if (!k.listed_for_check) {
-    k.listed_for_check = true;
-    to_check_.push_back(id);
-    wants_solve(now);
-  }
+  list_for_check(id, now);
+}
+
+// An unsolved link that can bind is checked after the next solve.
+void FlowNetwork::list_for_check(LinkId id, double now) {
+  Link& l = links_[id];
+  if (l.listed_for_check) return;
+  l.listed_for_check = true;
+  to_check_.push_back(id);
+  wants_solve(now);
 }
 
 // Gives each flow on the unsolved link an allowance, its rate and an equal part of the capacity its flows leave (so
@@ -196,17 +200,19 @@ void FlowNetwork::mark_modified(LinkId id) {
   modified_.push_back(id);
 }
 
+// Completes key_scratch_, which holds a class's solved links in ascending order, into the class's key.
+void FlowNetwork::end_key(double penalty, double bound) {
+  key_scratch_.push_back(std::bit_cast<std::uint64_t>(penalty));
+  key_scratch_.push_back(std::bit_cast<std::uint64_t>(bound));
+}
+
 // The flow joins the class of its solved links, penalty and bound, `remaining` bytes from its end.
 void FlowNetwork::join(FlowId id, double remaining, double now) {
-  {
-    const Flow& f = flows_[id];
-    key_scratch_.clear();
-    for (const LinkId l : f.route)
-      if (links_[l].solved) key_scratch_.push_back(l);
-    std::sort(key_scratch_.begin(), key_scratch_.end());
-    key_scratch_.push_back(std::bit_cast<std::uint64_t>(f.penalty));
-    key_scratch_.push_back(std::bit_cast<std::uint64_t>(f.bound));
-  }
+  key_scratch_.clear();
+  for (const LinkId l : flows_[id].route)
+    if (links_[l].solved) key_scratch_.push_back(l);
+  std::sort(key_scratch_.begin(), key_scratch_.end());
+  end_key(flows_[id].penalty, flows_[id].bound);
   auto [it, added] = class_of_key_.try_emplace(key_scratch_, kNoClass);
   if (added) {
     ClassId c;
@@ -250,13 +256,9 @@ void FlowNetwork::join(FlowId id, double remaining, double now) {
   // checked after the solve.
   if (f.unsolved > 0)
     for (const LinkId l : f.route) {
-      Link& link = links_[l];
-      if (!link.unsolved_binding) continue;
+      if (!links_[l].unsolved_binding) continue;
       share_headroom(l);
-      if (link.listed_for_check) continue;
-      link.listed_for_check = true;
-      to_check_.push_back(l);
-      wants_solve(now);
+      list_for_check(l, now);
     }
   schedule(c);
 }
@@ -279,8 +281,7 @@ double FlowNetwork::leave(FlowId id, double now) {
     return remaining;
   }
   key_scratch_.assign(k.key.begin(), k.key.end());
-  key_scratch_.push_back(std::bit_cast<std::uint64_t>(k.penalty));
-  key_scratch_.push_back(std::bit_cast<std::uint64_t>(k.bound));
+  end_key(k.penalty, k.bound);
   class_of_key_.erase(key_scratch_);
   for (const LinkId l : k.key) {
     auto& list = links_[l].classes;

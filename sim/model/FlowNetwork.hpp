@@ -159,6 +159,8 @@ class FlowNetwork {
   void count_unsolved(LinkId l);
   void set_solved(LinkId l, bool solved, double now);
   void mark_modified(LinkId l);
+  void list_for_check(LinkId l, double now);
+  void end_key(double penalty, double bound);
   void join(FlowId f, double remaining, double now);
   double leave(FlowId f, double now);
   void reclassify(FlowId f, double now);
