@@ -139,7 +139,7 @@ class AgentLoop {
 
     const std::int64_t step = s_.step_of(v);
     std::vector<int> members;  // the reduction's members; left empty for all ranks when nothing lists them
-    PartialSum p{std::move(snap.data), FreshRanks(s_.size)};
+    PartialSum p{std::move(snap.data), FreshRanks(s_.size, lists_ranks())};
     if (snap.fresh) p.fresh.insert(s_.rank);
     if (s_.config.grouping) {
       members = s_.config.grouping->group_of(s_.rank, step).members;
@@ -251,9 +251,8 @@ class AgentLoop {
 
   // `members` is empty for a reduction over all ranks whose ranks nobody lists.
   void publish(std::int64_t v, PartialSum p, std::vector<int> members, std::vector<std::int64_t> deposits) {
-    const auto active = members.empty() ? p.fresh.count()  // every rank is a member: the set's size
-                                        : std::count_if(members.begin(), members.end(),
-                                                        [&p](int r) { return p.fresh.contains(r); });
+    // The reduction merged the fresh ranks of the members only (all ranks when members is empty): the set's size.
+    const auto active = p.fresh.count();
     const int leader = members.empty() ? 0 : members.front();
     std::vector<int> fresh;
     if (lists_ranks()) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "algorithms/NamedEnum.hpp"
 #include "algorithms/collectives/Partition.hpp"
@@ -20,13 +21,24 @@ bool parse_partial_schedule(const std::string& text, PartialSchedule& out) {
   return parse_named(text, {PartialSchedule::RecursiveDoubling, PartialSchedule::Rabenseifner}, out);
 }
 
-FreshRanks::FreshRanks(int world_size) : words_(static_cast<std::size_t>((world_size + 63) / 64), 0) {}
+FreshRanks::FreshRanks(int world_size, bool listed)
+    : words_(listed ? static_cast<std::size_t>((world_size + 63) / 64) : 1, 0), listed_(listed) {}
 
-void FreshRanks::insert(int rank) { words_[static_cast<std::size_t>(rank / 64)] |= std::int64_t{1} << (rank % 64); }
+void FreshRanks::insert(int rank) {
+  if (!listed_) {
+    ++words_[0];  // each rank inserts itself once, into its own partial sum
+    return;
+  }
+  words_[static_cast<std::size_t>(rank / 64)] |= std::int64_t{1} << (rank % 64);
+}
 
-bool FreshRanks::contains(int rank) const { return (words_[static_cast<std::size_t>(rank / 64)] >> (rank % 64)) & 1; }
+bool FreshRanks::contains(int rank) const {
+  if (!listed_) throw std::logic_error("partial allreduce: the fresh ranks were counted, not listed");
+  return (words_[static_cast<std::size_t>(rank / 64)] >> (rank % 64)) & 1;
+}
 
 int FreshRanks::count() const {
+  if (!listed_) return static_cast<int>(words_[0]);
   int n = 0;
   for (std::int64_t w : words_) n += std::popcount(static_cast<std::uint64_t>(w));
   return n;
@@ -35,7 +47,18 @@ int FreshRanks::count() const {
 void FreshRanks::clear() { std::fill(words_.begin(), words_.end(), 0); }
 
 void FreshRanks::unite(const std::vector<std::int64_t>& message_ints) {
-  for (std::size_t i = 0; i < words_.size(); ++i) words_[i] |= message_ints.at(i + 1);
+  if (message_ints.size() != words_.size() + 1)
+    throw std::logic_error("partial allreduce: a partner sent " + std::to_string(message_ints.size() - 1) +
+                           " words of fresh ranks, this rank keeps " + std::to_string(words_.size()));
+  if (!listed_) {
+    words_[0] += message_ints[1];  // disjoint sets: the sizes add
+    return;
+  }
+  for (std::size_t i = 0; i < words_.size(); ++i) words_[i] |= message_ints[i + 1];
+}
+
+void FreshRanks::append_to(std::vector<std::int64_t>& message_ints) const {
+  message_ints.insert(message_ints.end(), words_.begin(), words_.end());
 }
 
 PartialReduction::PartialReduction(Comm& comm, PartialSchedule schedule, double logical_bytes, TagOf tag_of)
@@ -140,7 +163,7 @@ Message PartialReduction::swap(std::int64_t version, int partner, Tag tag, Paylo
 
 Payload PartialReduction::pack(std::int64_t version, std::vector<float> values, const FreshRanks& fresh) {
   std::vector<std::int64_t> ints{version};
-  ints.insert(ints.end(), fresh.words().begin(), fresh.words().end());
+  fresh.append_to(ints);
   return Payload{std::move(values), std::move(ints)};
 }
 

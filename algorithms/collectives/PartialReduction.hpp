@@ -19,19 +19,27 @@ enum class PartialSchedule { RecursiveDoubling, Rabenseifner };
 const char* to_string(PartialSchedule s);
 bool parse_partial_schedule(const std::string& text, PartialSchedule& out);
 
-// Ranks whose contribution was fresh, as a bit set; it travels in a message's ints after the version.
+// Ranks whose contribution was fresh; it travels in a message's ints after the version.
+//
+// Listed: a bit per rank, so that the result can name them. Counted (listed = false): only how many, for a result
+// that names nobody. The reduction merges only partial sums of disjoint sets of ranks (the butterfly's halves, the
+// fold's pairs), so a count adds up exactly as the set's size would; it travels as one integer where the set takes
+// P / 64, which made every exchange of a 4,096-rank reduction copy and OR 64 words: O(P^2 log P) per step.
 class FreshRanks {
  public:
-  explicit FreshRanks(int world_size);
+  explicit FreshRanks(int world_size, bool listed = true);
   void insert(int rank);
-  bool contains(int rank) const;
-  int count() const;  // how many ranks are in the set
+  bool listed() const { return listed_; }
+  bool contains(int rank) const;  // listed sets only
+  int count() const;              // how many ranks are in the set
   void clear();
-  void unite(const std::vector<std::int64_t>& message_ints);  // message_ints[0] is the version
-  const std::vector<std::int64_t>& words() const { return words_; }
+  // The set a partner sent (message_ints[0] is the version), of ranks disjoint from this set's.
+  void unite(const std::vector<std::int64_t>& message_ints);
+  void append_to(std::vector<std::int64_t>& message_ints) const;
 
  private:
-  std::vector<std::int64_t> words_;
+  std::vector<std::int64_t> words_;  // listed: bit r of word r / 64; counted: one word, the count
+  bool listed_;
 };
 
 // What travels through the reduction: the partial sum and who contributed fresh data to it.

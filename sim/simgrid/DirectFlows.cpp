@@ -48,8 +48,8 @@ DirectFlows::~DirectFlows() {
   if (current == this) current = nullptr;
 }
 
-void DirectFlows::start(sg4::Host* from, sg4::Host* to, double bytes, std::function<void()> arrived) {
-  const Route& r = route(from, to);
+void DirectFlows::start(const HostPair& hosts, double bytes, std::function<void()> arrived) {
+  const Route& r = route(hosts);
   // CM02's bound: the narrowest link's bandwidth now, and the TCP window over the route's latency.
   double bound = FlowNetwork::kNever;
   for (const auto id : r.shared) bound = std::min(bound, network_.capacity(id));
@@ -63,12 +63,11 @@ void DirectFlows::start(sg4::Host* from, sg4::Host* to, double bytes, std::funct
   schedule();
 }
 
-const DirectFlows::Route& DirectFlows::route(sg4::Host* from, sg4::Host* to) {
-  auto it = routes_.find({from, to});
-  if (it != routes_.end()) return it->second;
+const DirectFlows::Route& DirectFlows::route(const HostPair& hosts) {
+  if (const Route* cached = routes_.find(hosts.key)) return *cached;
   std::vector<sg4::Link*> links;
   Route r;
-  from->route_to(to, links, &r.latency_s);
+  hosts.from->route_to(hosts.to, links, &r.latency_s);
   for (const sg4::Link* link : links) {
     switch (link->get_sharing_policy()) {
       case sg4::Link::SharingPolicy::SHARED:
@@ -84,7 +83,7 @@ const DirectFlows::Route& DirectFlows::route(sg4::Host* from, sg4::Host* to) {
                                "data_messages \"simgrid\"");
     }
   }
-  return routes_.emplace(HostPair{from, to}, std::move(r)).first->second;
+  return routes_.at(hosts.key) = std::move(r);
 }
 
 FlowNetwork::LinkId DirectFlows::link_id(const sg4::Link* link) {

@@ -23,6 +23,7 @@
 
 #include "sim/model/FlowNetwork.hpp"
 #include "sim/simgrid/HostRoute.hpp"
+#include "sim/simgrid/KeyTable.hpp"
 
 namespace simgrid::kernel::timer {
 class Timer;
@@ -43,7 +44,7 @@ class DirectFlows {
   DirectFlows& operator=(const DirectFlows&) = delete;
 
   // Starts a transfer of `bytes` from `from` to `to` now; `arrived` runs in maestro when its last byte has arrived.
-  void start(simgrid::s4u::Host* from, simgrid::s4u::Host* to, double bytes, std::function<void()> arrived);
+  void start(const HostPair& hosts, double bytes, std::function<void()> arrived);
 
   const FlowNetwork& network() const { return network_; }
 
@@ -53,7 +54,7 @@ class DirectFlows {
     std::vector<const simgrid::s4u::Link*> fat_pipes;  // bound it only
     double latency_s = 0;
   };
-  const Route& route(simgrid::s4u::Host* from, simgrid::s4u::Host* to);
+  const Route& route(const HostPair& hosts);
   FlowNetwork::LinkId link_id(const simgrid::s4u::Link* link);
   void bandwidth_changed(const simgrid::s4u::Link& link);
   void schedule();
@@ -62,7 +63,7 @@ class DirectFlows {
   FlowNetwork network_;
   double tcp_gamma_;
   std::unordered_map<const simgrid::s4u::Link*, FlowNetwork::LinkId> link_ids_;
-  std::unordered_map<HostPair, Route, HostPairHash> routes_;
+  KeyTable<Route> routes_;  // by HostPair::key
   std::vector<std::function<void()>> arrivals_;  // by flow id
   std::vector<FlowNetwork::FlowId> ended_;          // fire()'s, kept allocated
   std::vector<std::function<void()>> arriving_;

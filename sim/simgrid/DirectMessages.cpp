@@ -1,6 +1,5 @@
 #include "sim/simgrid/DirectMessages.hpp"
 
-#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <xbt/config.hpp>
@@ -13,7 +12,6 @@
 namespace quorum {
 
 namespace sg4 = simgrid::s4u;
-using simgrid::kernel::timer::Timer;
 
 bool DirectMessages::carries(Tag tag) {
   switch (tags::channel_of(tag)) {
@@ -35,23 +33,19 @@ bool DirectMessages::usable() {
 DirectMessages::DirectMessages(std::shared_ptr<CommCompletions> completions, DirectFlows* flows)
     : completions_(std::move(completions)),
       flows_(flows),
-      tcp_gamma_(simgrid::config::get_value<double>("network/TCP-gamma")) {}
+      tcp_gamma_(simgrid::config::get_value<double>("network/TCP-gamma")),
+      arrivals_([this](Delivery& d) { arrive(d.message, d.receiver); }) {}
 
-DirectMessages::~DirectMessages() {
-  for (auto& [id, timer] : timers_) timer->remove();
-}
-
-void DirectMessages::send(std::uint64_t key, sg4::Host* from, sg4::Host* to, std::unique_ptr<Message> message,
-                          double bytes, std::shared_ptr<End> sender, bool shared) {
-  Box& box = boxes_.at(key);  // held only through kernel-side calls (no simcall: no other actor runs meanwhile)
+void DirectMessages::send(std::uint64_t key, const HostPair& hosts, std::unique_ptr<Message> message, double bytes,
+                          std::shared_ptr<End> sender, bool shared) {
   InFlight m{std::move(message), 0, std::move(sender)};
   if (shared && flows_ != nullptr) {
-    m.from = from;
-    m.to = to;
+    m.hosts = hosts;
     m.bytes = bytes;
   } else {
-    m.duration_s = route_cost(from, to).duration(bytes);
+    m.duration_s = route_cost(hosts).duration(bytes);
   }
+  Box& box = boxes_.at(key);  // held only through kernel-side calls (no simcall: no other actor runs meanwhile)
   while (!box.receivers.empty() && box.receivers.front()->abandoned) box.receivers.pop_front();
   if (box.receivers.empty()) {
     box.unmatched.push_back(std::move(m));
@@ -77,24 +71,17 @@ void DirectMessages::receive(std::uint64_t key, std::shared_ptr<End> receiver) {
 
 // Both sides have posted: the transfer runs from now.
 void DirectMessages::start(InFlight message, std::shared_ptr<End> receiver) {
-  if (message.from != nullptr) {
-    sg4::Host* from = message.from;
-    sg4::Host* to = message.to;
+  if (message.hosts.from != nullptr) {
+    const HostPair hosts = message.hosts;
     const double bytes = message.bytes;
-    flows_->start(from, to, bytes,
+    flows_->start(hosts, bytes,
                   [this, in_flight = std::make_shared<InFlight>(std::move(message)), receiver = std::move(receiver)] {
                     arrive(*in_flight, receiver);
                   });
     return;
   }
   const double arrival = sg4::Engine::get_clock() + message.duration_s;
-  const std::uint64_t id = next_id_++;
-  // The callback runs in maestro, at the arrival; it owns the message until then.
-  auto in_flight = std::make_shared<InFlight>(std::move(message));
-  timers_[id] = Timer::set(arrival, [this, id, in_flight, receiver = std::move(receiver)] {
-    timers_.erase(id);
-    arrive(*in_flight, receiver);
-  });
+  arrivals_.add(arrival, Delivery{std::move(message), std::move(receiver)});
 }
 
 void DirectMessages::arrive(InFlight& message, const std::shared_ptr<End>& receiver) {
@@ -107,11 +94,10 @@ void DirectMessages::arrive(InFlight& message, const std::shared_ptr<End>& recei
   completions_->ended(sender_watch, receiver_watch);
 }
 
-// The unshared flow's cost from `from` to `to` (HostRoute.hpp), looked up once per host pair.
-const UnsharedFlowCost& DirectMessages::route_cost(sg4::Host* from, sg4::Host* to) {
-  auto it = routes_.find({from, to});
-  if (it == routes_.end()) it = routes_.emplace(HostPair{from, to}, unshared_flow_cost(from, to, tcp_gamma_)).first;
-  return it->second;
+// The unshared flow's cost between the hosts (HostRoute.hpp), looked up once per host pair.
+const UnsharedFlowCost& DirectMessages::route_cost(const HostPair& hosts) {
+  if (const UnsharedFlowCost* cost = routes_.find(hosts.key)) return *cost;
+  return routes_.at(hosts.key) = unshared_flow_cost(hosts.from, hosts.to, tcp_gamma_);
 }
 
 }  // namespace quorum

@@ -19,7 +19,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "algorithms/comm/Comm.hpp"
@@ -27,10 +26,7 @@
 #include "sim/simgrid/DirectFlows.hpp"
 #include "sim/simgrid/HostRoute.hpp"
 #include "sim/simgrid/KeyTable.hpp"
-
-namespace simgrid::kernel::timer {
-class Timer;
-}
+#include "sim/simgrid/TimedQueue.hpp"
 
 namespace quorum {
 
@@ -50,16 +46,14 @@ class DirectMessages {
 
   // `flows`: where shared messages are timed (null: every message is unshared); it must outlive this object.
   explicit DirectMessages(std::shared_ptr<CommCompletions> completions, DirectFlows* flows = nullptr);
-  // Removes the timers of messages still in flight: SimGrid's timer queue outlives the engine.
-  ~DirectMessages();
   DirectMessages(const DirectMessages&) = delete;
   DirectMessages& operator=(const DirectMessages&) = delete;
 
   // A message of `bytes` from `from` to `to` on the mailbox `key` (SimWorld::mailbox_key). `sender` is the send
   // request's end (ended when the message arrives), or null for a posted message. `shared`: the transfer shares
   // its links as a CM02 flow (DirectFlows.hpp) instead of taking the unshared time.
-  void send(std::uint64_t key, simgrid::s4u::Host* from, simgrid::s4u::Host* to, std::unique_ptr<Message> message,
-            double bytes, std::shared_ptr<End> sender, bool shared = false);
+  void send(std::uint64_t key, const HostPair& hosts, std::unique_ptr<Message> message, double bytes,
+            std::shared_ptr<End> sender, bool shared = false);
   // A receive posted on the mailbox `key`.
   void receive(std::uint64_t key, std::shared_ptr<End> receiver);
 
@@ -68,8 +62,7 @@ class DirectMessages {
     std::unique_ptr<Message> message;
     double duration_s;  // unshared
     std::shared_ptr<End> sender;
-    simgrid::s4u::Host* from = nullptr;  // shared (DirectFlows times it): its route and bytes; null when unshared
-    simgrid::s4u::Host* to = nullptr;
+    HostPair hosts{};  // shared (DirectFlows times it): its route and bytes; hosts.from null when unshared
     double bytes = 0;
   };
   // A FIFO that is almost always empty or holds one element: a vector read from `head`, reset when drained (a
@@ -92,7 +85,7 @@ class DirectMessages {
     Fifo<InFlight> unmatched;              // sent, no receive posted yet
     Fifo<std::shared_ptr<End>> receivers;  // posted, nothing sent yet
   };
-  const UnsharedFlowCost& route_cost(simgrid::s4u::Host* from, simgrid::s4u::Host* to);
+  const UnsharedFlowCost& route_cost(const HostPair& hosts);
   void start(InFlight message, std::shared_ptr<End> receiver);
   void arrive(InFlight& message, const std::shared_ptr<End>& receiver);
 
@@ -100,9 +93,12 @@ class DirectMessages {
   DirectFlows* flows_;
   double tcp_gamma_;
   KeyTable<Box> boxes_;
-  std::unordered_map<HostPair, UnsharedFlowCost, HostPairHash> routes_;
-  std::unordered_map<std::uint64_t, simgrid::kernel::timer::Timer*> timers_;  // in flight, by id
-  std::uint64_t next_id_ = 0;
+  KeyTable<UnsharedFlowCost> routes_;  // by HostPair::key
+  struct Delivery {
+    InFlight message;
+    std::shared_ptr<End> receiver;
+  };
+  TimedQueue<Delivery> arrivals_;  // unshared messages in flight
 };
 
 }  // namespace quorum

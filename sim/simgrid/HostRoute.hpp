@@ -5,7 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -22,16 +22,15 @@ inline HostRoute route_between(simgrid::s4u::Host* from, simgrid::s4u::Host* to)
   return r;
 }
 
-// A (source, destination) host pair, the key of the per-pair route caches.
+// A (source, destination) host pair and its key in the per-pair route caches (KeyTable): the two hosts' dense
+// indices (SimWorld::host_pair). A route is looked up for every message; hashing the hosts' addresses into a
+// node-based map cost a cache miss or two a lookup at thousands of ranks.
 struct HostPair {
-  const simgrid::s4u::Host* from;
-  const simgrid::s4u::Host* to;
-  bool operator==(const HostPair&) const = default;
-};
-struct HostPairHash {
-  std::size_t operator()(const HostPair& p) const noexcept {
-    const std::hash<const void*> h;
-    return h(p.from) * 31 + h(p.to);
+  simgrid::s4u::Host* from;
+  simgrid::s4u::Host* to;
+  std::uint64_t key;
+  static std::uint64_t key_of(int from_index, int to_index) {
+    return (static_cast<std::uint64_t>(from_index) << 32) | static_cast<std::uint32_t>(to_index);
   }
 };
 

@@ -2,6 +2,7 @@
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <xbt/config.hpp>
 
 #include <algorithm>
 #include <fstream>
@@ -41,6 +42,10 @@ double run_ranks(const PlatformConfig& platform, const ComputeModel& compute,
   sg4::Engine engine(&argc, argv);
   configure_network_model(platform);
   std::vector<sg4::Host*> hosts = build_platform(platform);
+  // Ranks' mutexes (CooperativeMutex.hpp) and the direct messages' timers rely on one actor running at a time.
+  if (const int threads = simgrid::config::get_value<int>("contexts/nthreads"); threads > 1)
+    throw SimulationError("SimGrid's contexts/nthreads is " + std::to_string(threads) +
+                          " (set by the platform file); quorum runs SimGrid's sequential engine: allowed value 1");
   const int ranks = rank_count(platform);
   if (static_cast<int>(hosts.size()) != ranks || std::count(hosts.begin(), hosts.end(), nullptr) > 0)
     throw SimulationError("the platform provides " + std::to_string(hosts.size()) + " hosts for " +

@@ -13,6 +13,7 @@
 #include <typeinfo>
 
 #include "sim/model/SlowLinkCost.hpp"
+#include "sim/simgrid/CooperativeMutex.hpp"
 
 namespace quorum {
 
@@ -107,14 +108,14 @@ class SimMutex final : public Mutex {
  public:
   explicit SimMutex(RankOf owner) : owner_(owner) {}
   void lock() override {
-    mutex->lock();
+    mutex.lock();
     owner_.resumed();
   }
   void unlock() override {
-    mutex->unlock();
+    mutex.unlock();
     owner_.resumed();
   }
-  sg4::MutexPtr mutex = sg4::Mutex::create();
+  CooperativeMutex mutex;
 
  private:
   RankOf owner_;
@@ -126,18 +127,18 @@ class SimConditionVariable final : public ConditionVariable {
   void wait(std::unique_lock<Mutex>& lock) override {
     auto* m = dynamic_cast<SimMutex*>(lock.mutex());
     if (m == nullptr) throw std::logic_error("condition variable used with a mutex of another backend");
-    cv->wait(m->mutex);
+    cv.wait(m->mutex);
     owner_.resumed();
   }
   void notify_one() override {
-    cv->notify_one();
+    cv.notify_one();
     owner_.resumed();
   }
   void notify_all() override {
-    cv->notify_all();
+    cv.notify_all();
     owner_.resumed();
   }
-  sg4::ConditionVariablePtr cv = sg4::ConditionVariable::create();
+  CooperativeConditionVariable cv;
 
  private:
   RankOf owner_;
@@ -229,7 +230,7 @@ bool SimComm::goes_direct(Tag tag) const {
 
 void SimComm::send_direct(int dst, int key_src, Tag tag, Payload payload, double logical_bytes,
                           std::shared_ptr<DirectMessages::End> sender, bool shared) {
-  world_.direct_messages()->send(SimWorld::mailbox_key(dst, key_src, tag), world_.host(rank_), world_.host(dst),
+  world_.direct_messages()->send(SimWorld::mailbox_key(dst, key_src, tag), world_.host_pair(rank_, dst),
                                  std::make_unique<Message>(Message{rank_, tag, std::move(payload)}), logical_bytes,
                                  std::move(sender), shared);
 }

@@ -4,8 +4,9 @@
 #include <simgrid/s4u/Mailbox.hpp>
 
 #include <cstdint>
-#include <string>
 #include <memory>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "algorithms/comm/Tag.hpp"
@@ -14,6 +15,7 @@
 #include "sim/simgrid/CommCompletions.hpp"
 #include "sim/simgrid/ControlCouriers.hpp"
 #include "sim/simgrid/DirectMessages.hpp"
+#include "sim/simgrid/HostRoute.hpp"
 #include "sim/simgrid/KeyTable.hpp"
 #include "sim/model/ComputeModel.hpp"
 #include "sim/simgrid/RankMathPool.hpp"
@@ -25,7 +27,7 @@ namespace quorum {
 class SimWorld {
  public:
   SimWorld(std::vector<simgrid::s4u::Host*> hosts, const ComputeModel& compute, HostCosts costs = {})
-      : hosts_(std::move(hosts)), compute_(compute), reduce_Bps_(costs.reduce_Bps) {
+      : hosts_(std::move(hosts)), host_index_(dense_host_indices(hosts_)), compute_(compute), reduce_Bps_(costs.reduce_Bps) {
     if (costs.native_allreduce != nullptr && !costs.native_allreduce->empty())
       native_ = std::make_unique<SimNativeAllreduce>(*costs.native_allreduce);
     if (costs.shared_cores > 0) {
@@ -39,6 +41,11 @@ class SimWorld {
 
   int size() const { return static_cast<int>(hosts_.size()); }
   simgrid::s4u::Host* host(int rank) const { return hosts_[static_cast<std::size_t>(rank)]; }
+  // The hosts of two ranks, keyed for the route caches.
+  HostPair host_pair(int from, int to) const {
+    const auto f = static_cast<std::size_t>(from), t = static_cast<std::size_t>(to);
+    return {hosts_[f], hosts_[t], HostPair::key_of(host_index_[f], host_index_[t])};
+  }
   const ComputeModel& compute() const { return compute_; }
   // Bytes per second a rank sums while every rank does (0: reductions cost no simulated time).
   double reduce_Bps() const { return reduce_Bps_; }
@@ -100,7 +107,17 @@ class SimWorld {
   std::string first_error;  // first exception escaping a rank or agent (it would abort SimGrid)
 
  private:
+  // Each rank's host numbered 0, 1, ... in the order ranks first name it (ranks of one node share a number).
+  static std::vector<int> dense_host_indices(const std::vector<simgrid::s4u::Host*>& hosts) {
+    std::unordered_map<const simgrid::s4u::Host*, int> index;
+    std::vector<int> by_rank;
+    by_rank.reserve(hosts.size());
+    for (const auto* h : hosts) by_rank.push_back(index.try_emplace(h, static_cast<int>(index.size())).first->second);
+    return by_rank;
+  }
+
   std::vector<simgrid::s4u::Host*> hosts_;
+  std::vector<int> host_index_;  // by rank
   const ComputeModel& compute_;
   double reduce_Bps_;
   std::vector<simgrid::s4u::Host*> shared_cores_;  // by node

@@ -148,6 +148,68 @@ TEST(SimComm, AgentsShareStateThroughMutexAndConditionVariable) {
   EXPECT_NEAR(result.per_rank[1][1].get<double>(), 0.25, 1e-9);
 }
 
+// CooperativeMutex.hpp: a lock held across a blocking call keeps the others out, and goes to them in arrival order.
+TEST(SimComm, ALockHeldWhileBlockedPassesToItsWaitersInTheOrderTheyCame) {
+  const auto result = run_simulated(star(1), [](Comm& comm) {
+    auto mutex = comm.make_mutex();
+    std::vector<std::pair<int, double>> entered;  // (agent, when it got the lock)
+    auto enter = [&](Comm& c, int who, double arrive_s) {
+      c.sleep_for(arrive_s);
+      std::lock_guard lock(*mutex);
+      entered.emplace_back(who, c.now());
+      c.sleep_for(0.5);  // blocked inside the critical section
+    };
+    auto second = comm.spawn("second", [&](Comm& c) { enter(c, 2, 0.2); });
+    auto first = comm.spawn("first", [&](Comm& c) { enter(c, 1, 0.1); });
+    enter(comm, 0, 0.0);
+    first->join();
+    second->join();
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& [who, when] : entered) out.push_back({who, when});
+    return out;
+  });
+  ASSERT_TRUE(result.ok) << result.error;
+  const auto& entered = result.per_rank[0];
+  ASSERT_EQ(entered.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(entered[static_cast<std::size_t>(i)][0], i);
+    EXPECT_NEAR(entered[static_cast<std::size_t>(i)][1].get<double>(), 0.5 * i, 1e-12);
+  }
+}
+
+// notify_all wakes the agents waiting when it is called, once each, even when a woken agent waits again before the
+// notifier has finished waking the others (each wake is a simcall, during which the woken run).
+TEST(SimComm, NotifyAllWakesEachWaiterOnceAndNotThoseThatWaitAgain) {
+  const auto result = run_simulated(star(1), [](Comm& comm) {
+    auto mutex = comm.make_mutex();
+    auto cv = comm.make_condition_variable();
+    int round = 0;
+    std::vector<int> wakes(3, 0);
+    std::vector<std::unique_ptr<Agent>> waiters;
+    for (int w = 0; w < 3; ++w) {
+      waiters.push_back(comm.spawn("waiter", [&, w](Comm&) {
+        std::unique_lock lock(*mutex);
+        while (round < 3 && wakes[static_cast<std::size_t>(w)] < 10) {  // 10: a notifier that kept waking them
+          cv->wait(lock);  // no predicate: every return is counted
+          ++wakes[static_cast<std::size_t>(w)];
+        }
+      }));
+    }
+    for (int r = 0; r < 3; ++r) {
+      comm.sleep_for(1.0);
+      {
+        std::lock_guard lock(*mutex);
+        ++round;
+      }
+      cv->notify_all();
+    }
+    for (auto& w : waiters) w->join();
+    return nlohmann::json(wakes);
+  });
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_EQ(result.per_rank[0], nlohmann::json({3, 3, 3}));
+}
+
 TEST(SimComm, ScheduleRunsContinuationsAsRequestsComplete) {
   const auto result = run_simulated(star(3), [](Comm& comm) {
     const Tag t = tags::make(Channel::Benchmark);

@@ -1,0 +1,101 @@
+#pragma once
+// Events due at simulated dates, run in maestro at their date behind a single SimGrid timer: the earliest one's.
+//
+// Why: DirectMessages delivered each control message with a timer of its own. At 4,096 ranks that is about 60,000
+// timers a simulated step, each a node in SimGrid's timer heap, a type-erased callback on the heap, and an entry in
+// a map of the timers to remove should the simulation end first. Here an event costs a slot and a heap entry of its
+// own, and SimGrid's timer is moved only when the earliest date changes.
+//
+// Order: events due at one date run in the order they were added (SimGrid's heap gives no order among equal dates).
+#include <simgrid/kernel/Timer.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <utility>
+#include <vector>
+
+namespace quorum {
+
+template <typename Event>
+class TimedQueue {
+ public:
+  // `run` is called in maestro, once per event, at its date.
+  explicit TimedQueue(std::function<void(Event&)> run) : run_(std::move(run)) {}
+  // SimGrid's timer queue outlives the engine: a timer still set must not call into a destroyed queue.
+  ~TimedQueue() {
+    if (timer_ != nullptr) timer_->remove();
+  }
+  TimedQueue(const TimedQueue&) = delete;
+  TimedQueue& operator=(const TimedQueue&) = delete;
+
+  void add(double date, Event event) {
+    std::uint32_t slot;
+    if (free_.empty()) {
+      slot = static_cast<std::uint32_t>(events_.size());
+      events_.push_back(std::move(event));
+    } else {
+      slot = free_.back();
+      free_.pop_back();
+      events_[slot] = std::move(event);
+    }
+    heap_.push_back({date, next_seq_++, slot});
+    std::push_heap(heap_.begin(), heap_.end(), later);
+    if (timer_ == nullptr || date < timer_date_) arm();
+  }
+
+  std::size_t size() const { return heap_.size(); }
+
+ private:
+  struct Due {
+    double date;
+    std::uint64_t seq;  // ties: the order of add()
+    std::uint32_t slot;
+  };
+  // std::push_heap keeps the greatest first: "later" puts the earliest there.
+  static bool later(const Due& a, const Due& b) { return a.date != b.date ? a.date > b.date : a.seq > b.seq; }
+
+  // SimGrid's timer at the earliest date (none when empty).
+  void arm() {
+    const double date = heap_.empty() ? kNever : heap_.front().date;
+    if (timer_ != nullptr && date == timer_date_) return;
+    if (timer_ != nullptr) timer_->remove();
+    timer_ = nullptr;
+    timer_date_ = date;
+    if (date < kNever) timer_ = simgrid::kernel::timer::Timer::set(date, [this] { fire(); });
+  }
+
+  void fire() {
+    timer_ = nullptr;
+    timer_date_ = kNever;
+    const double now = simgrid::s4u::Engine::get_clock();
+    // Taken out first: an event's run may add events (timers never nest, so fire() is not re-entered).
+    running_.clear();
+    while (!heap_.empty() && heap_.front().date <= now) {
+      std::pop_heap(heap_.begin(), heap_.end(), later);
+      const std::uint32_t slot = heap_.back().slot;
+      heap_.pop_back();
+      running_.push_back(std::move(events_[slot]));
+      events_[slot] = Event{};
+      free_.push_back(slot);
+    }
+    for (Event& e : running_) run_(e);
+    running_.clear();
+    arm();
+  }
+
+  static constexpr double kNever = std::numeric_limits<double>::infinity();
+
+  std::function<void(Event&)> run_;
+  std::vector<Event> events_;  // by slot
+  std::vector<std::uint32_t> free_;
+  std::vector<Due> heap_;
+  std::vector<Event> running_;  // fire()'s, kept allocated
+  std::uint64_t next_seq_ = 0;
+  simgrid::kernel::timer::Timer* timer_ = nullptr;
+  double timer_date_ = kNever;
+};
+
+}  // namespace quorum
