@@ -10,11 +10,12 @@
 // How: matching is per (source, destination, tag) in order, as SimGrid's mailboxes (and MPI) do it; the transfer
 // starts when both sides have posted, the rendezvous SimGrid's communications have, and lasts what an unshared CM02
 // flow of those bytes takes on the route (ControlCouriers.hpp's model: latency + bytes / narrowest link, bounded by
-// the TCP window). A kernel timer at the arrival marks both ends ended (CommCompletions' numbering, so wait_any
-// keeps choosing the first to end) and wakes the actor waiting on either.
+// the TCP window). At the arrival (TimedQueue.hpp: one kernel timer for all of them) both ends are marked ended
+// (CommCompletions' numbering, so wait_any keeps choosing the first to end), which wakes the actor waiting on either.
 // What is approximated: as with the couriers, the message takes no share of the links it crosses.
 // What differs from a SimGrid communication: at an instant where several actors resume, one woken here runs in the
-// order its timer fired, where SimGrid resumes actors in the order their communications finished.
+// order its message arrived (messages due at one instant: in the order they were sent), where SimGrid resumes
+// actors in the order their communications finished.
 #include <simgrid/s4u/Host.hpp>
 
 #include <cstdint>
