@@ -29,7 +29,6 @@ class FreshRanks {
  public:
   explicit FreshRanks(int world_size, bool listed = true);
   void insert(int rank);
-  bool listed() const { return listed_; }
   bool contains(int rank) const;  // listed sets only
   int count() const;              // how many ranks are in the set
   void clear();

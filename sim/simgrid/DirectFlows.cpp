@@ -1,6 +1,5 @@
 #include "sim/simgrid/DirectFlows.hpp"
 
-#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/config.hpp>
 
@@ -12,7 +11,6 @@
 namespace quorum {
 
 namespace sg4 = simgrid::s4u;
-using simgrid::kernel::timer::Timer;
 
 namespace {
 
@@ -32,8 +30,7 @@ void connect_once(const std::function<void(const sg4::Link&)>& forward) {
 
 bool DirectFlows::usable() {
   return simgrid::config::get_value<std::string>("network/model") == "CM02" &&
-         !simgrid::config::get_value<bool>("network/crosstraffic") &&
-         simgrid::config::get_value<int>("contexts/nthreads") <= 1;
+         !simgrid::config::get_value<bool>("network/crosstraffic");
 }
 
 DirectFlows::DirectFlows() : tcp_gamma_(simgrid::config::get_value<double>("network/TCP-gamma")) {
@@ -44,7 +41,6 @@ DirectFlows::DirectFlows() : tcp_gamma_(simgrid::config::get_value<double>("netw
 }
 
 DirectFlows::~DirectFlows() {
-  if (timer_ != nullptr) timer_->remove();
   if (current == this) current = nullptr;
 }
 
@@ -99,19 +95,9 @@ void DirectFlows::bandwidth_changed(const sg4::Link& link) {
   schedule();
 }
 
-// One kernel timer at the network's next event.
-void DirectFlows::schedule() {
-  const double next = network_.next_event();
-  if (timer_ != nullptr && next == timer_date_) return;
-  if (timer_ != nullptr) timer_->remove();
-  timer_ = nullptr;
-  timer_date_ = next;
-  if (next < FlowNetwork::kNever) timer_ = Timer::set(next, [this] { fire(); });
-}
+void DirectFlows::schedule() { alarm_.set(network_.next_event()); }
 
 void DirectFlows::fire() {
-  timer_ = nullptr;
-  timer_date_ = FlowNetwork::kNever;
   ended_.clear();
   network_.advance(sg4::Engine::get_clock(), ended_);
   // Taken out first: an arrival may start flows, which may reuse these ids. (Timers never nest: fire() is not

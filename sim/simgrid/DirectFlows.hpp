@@ -23,18 +23,15 @@
 
 #include "sim/model/FlowNetwork.hpp"
 #include "sim/simgrid/HostRoute.hpp"
+#include "sim/simgrid/KernelAlarm.hpp"
 #include "sim/simgrid/KeyTable.hpp"
-
-namespace simgrid::kernel::timer {
-class Timer;
-}
 
 namespace quorum {
 
 class DirectFlows {
  public:
-  // Whether SimGrid's network model is one this class reproduces: CM02 without cross-traffic, on the sequential
-  // engine (timers are set from actors' code).
+  // Whether SimGrid's network model is one this class reproduces: CM02 without cross-traffic. (Timers are set from
+  // actors' code, which needs the sequential engine; run_ranks requires it.)
   static bool usable();
 
   // The latest constructed instance hears links' bandwidth changes (one simulation per process at a time).
@@ -67,8 +64,7 @@ class DirectFlows {
   std::vector<std::function<void()>> arrivals_;  // by flow id
   std::vector<FlowNetwork::FlowId> ended_;          // fire()'s, kept allocated
   std::vector<std::function<void()>> arriving_;
-  simgrid::kernel::timer::Timer* timer_ = nullptr;
-  double timer_date_ = FlowNetwork::kNever;
+  KernelAlarm alarm_{[this] { fire(); }};  // at the network's next event
 };
 
 }  // namespace quorum

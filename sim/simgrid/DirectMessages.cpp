@@ -25,9 +25,8 @@ bool DirectMessages::carries(Tag tag) {
 }
 
 bool DirectMessages::usable() {
-  // Timers are set from actors' code, which only the sequential engine runs on maestro's thread.
-  return simgrid::config::get_value<std::string>("network/model") == "CM02" &&
-         simgrid::config::get_value<int>("contexts/nthreads") <= 1;
+  // Timers are set from actors' code, which the sequential engine (run_ranks requires it) runs on maestro's thread.
+  return simgrid::config::get_value<std::string>("network/model") == "CM02";
 }
 
 DirectMessages::DirectMessages(std::shared_ptr<CommCompletions> completions, DirectFlows* flows)

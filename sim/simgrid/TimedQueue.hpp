@@ -7,15 +7,15 @@
 // own, and SimGrid's timer is moved only when the earliest date changes.
 //
 // Order: events due at one date run in the order they were added (SimGrid's heap gives no order among equal dates).
-#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <functional>
-#include <limits>
 #include <utility>
 #include <vector>
+
+#include "sim/simgrid/KernelAlarm.hpp"
 
 namespace quorum {
 
@@ -23,11 +23,7 @@ template <typename Event>
 class TimedQueue {
  public:
   // `run` is called in maestro, once per event, at its date.
-  explicit TimedQueue(std::function<void(Event&)> run) : run_(std::move(run)) {}
-  // SimGrid's timer queue outlives the engine: a timer still set must not call into a destroyed queue.
-  ~TimedQueue() {
-    if (timer_ != nullptr) timer_->remove();
-  }
+  explicit TimedQueue(std::function<void(Event&)> run) : run_(std::move(run)), alarm_([this] { fire(); }) {}
   TimedQueue(const TimedQueue&) = delete;
   TimedQueue& operator=(const TimedQueue&) = delete;
 
@@ -43,7 +39,7 @@ class TimedQueue {
     }
     heap_.push_back({date, next_seq_++, slot});
     std::push_heap(heap_.begin(), heap_.end(), later);
-    if (timer_ == nullptr || date < timer_date_) arm();
+    if (!alarm_.is_set() || date < alarm_.date()) alarm_.set(date);
   }
 
   std::size_t size() const { return heap_.size(); }
@@ -57,19 +53,7 @@ class TimedQueue {
   // std::push_heap keeps the greatest first: "later" puts the earliest there.
   static bool later(const Due& a, const Due& b) { return a.date != b.date ? a.date > b.date : a.seq > b.seq; }
 
-  // SimGrid's timer at the earliest date (none when empty).
-  void arm() {
-    const double date = heap_.empty() ? kNever : heap_.front().date;
-    if (timer_ != nullptr && date == timer_date_) return;
-    if (timer_ != nullptr) timer_->remove();
-    timer_ = nullptr;
-    timer_date_ = date;
-    if (date < kNever) timer_ = simgrid::kernel::timer::Timer::set(date, [this] { fire(); });
-  }
-
   void fire() {
-    timer_ = nullptr;
-    timer_date_ = kNever;
     const double now = simgrid::s4u::Engine::get_clock();
     // Taken out first: an event's run may add events (timers never nest, so fire() is not re-entered).
     running_.clear();
@@ -83,10 +67,8 @@ class TimedQueue {
     }
     for (Event& e : running_) run_(e);
     running_.clear();
-    arm();
+    alarm_.set(heap_.empty() ? KernelAlarm::kNever : heap_.front().date);  // the earliest date left
   }
-
-  static constexpr double kNever = std::numeric_limits<double>::infinity();
 
   std::function<void(Event&)> run_;
   std::vector<Event> events_;  // by slot
@@ -94,8 +76,7 @@ class TimedQueue {
   std::vector<Due> heap_;
   std::vector<Event> running_;  // fire()'s, kept allocated
   std::uint64_t next_seq_ = 0;
-  simgrid::kernel::timer::Timer* timer_ = nullptr;
-  double timer_date_ = kNever;
+  KernelAlarm alarm_;  // last: removed first, before the events it would run
 };
 
 }  // namespace quorum
