@@ -473,10 +473,15 @@ void FlowNetwork::solve(double now) {
   pending_ = false;
 }
 
-// Adds to the component being solved every class coupled to `seed` through solved links that can bind.
+// Adds to the component being solved every class coupled to `seed` through solved links that can bind, and readies
+// them for the filling: each link's capacity left and its classes' flows weighted by 1 / penalty; each class's
+// capped_by_link. A class that crosses a link of the component no wider than its bound never reaches the bound
+// before that link fills (its flows share the link), so its bound needs no entry in the filling (a flow's bound is
+// its narrowest link's capacity: this is every class whose node link is solved).
 void FlowNetwork::gather(ClassId seed) {
   if (classes_[seed].stamp == stamp_) return;
   classes_[seed].stamp = stamp_;
+  classes_[seed].capped_by_link = false;
   std::size_t next = comp_classes_.size();
   comp_classes_.push_back(seed);
   while (next < comp_classes_.size()) {
@@ -486,10 +491,18 @@ void FlowNetwork::gather(ClassId seed) {
       if (l.stamp == stamp_ || !l.binds()) continue;
       l.stamp = stamp_;
       comp_links_.push_back(link);
+      l.rem = l.capacity;
+      l.usage = 0;
+      l.unfixed = static_cast<std::uint32_t>(l.classes.size());
       for (const ClassId d : l.classes) {
-        if (classes_[d].stamp == stamp_) continue;
-        classes_[d].stamp = stamp_;
-        comp_classes_.push_back(d);
+        Class& m = classes_[d];
+        l.usage += m.members / m.penalty;
+        if (m.stamp != stamp_) {
+          m.stamp = stamp_;
+          m.capped_by_link = false;
+          comp_classes_.push_back(d);
+        }
+        if (l.capacity <= m.bound) m.capped_by_link = true;
       }
     }
   }
@@ -506,21 +519,18 @@ void FlowNetwork::fill() {
     levels_.push_back(e);
     std::push_heap(levels_.begin(), levels_.end(), std::greater<>{});
   };
-  for (const LinkId link : comp_links_) {
+  for (const LinkId link : comp_links_) {  // gather() set their capacity left and usage
     Link& l = links_[link];
-    l.rem = l.capacity;
-    l.usage = 0;
-    for (const ClassId c : l.classes) l.usage += classes_[c].members / classes_[c].penalty;
-    l.unfixed = static_cast<std::uint32_t>(l.classes.size());
     ++l.version;
-    push({l.rem / l.usage, link, l.version, false});
+    levels_.push_back({l.rem / l.usage, link, l.version, false});
   }
   for (const ClassId c : comp_classes_) {
     Class& k = classes_[c];
     k.fixed = false;
     k.new_rate = 0;
-    if (std::isfinite(k.bound)) push({k.bound * k.penalty, c, 0, true});
+    if (std::isfinite(k.bound) && !k.capped_by_link) levels_.push_back({k.bound * k.penalty, c, 0, true});
   }
+  std::make_heap(levels_.begin(), levels_.end(), std::greater<>{});
   const auto fix = [&](ClassId c, double rate) {
     Class& k = classes_[c];
     k.fixed = true;
@@ -555,8 +565,10 @@ void FlowNetwork::fill() {
       continue;
     }
     // `fix` changes the classes' state only, not l.classes.
-    for (const ClassId c : l.classes)
-      if (!classes_[c].fixed) fix(c, e.level / classes_[c].penalty);
+    for (const ClassId c : l.classes) {
+      const Class& k = classes_[c];
+      if (!k.fixed) fix(c, k.capped_by_link ? std::min(e.level / k.penalty, k.bound) : e.level / k.penalty);
+    }
   }
 }
 
