@@ -1,5 +1,7 @@
 #include "sim/simgrid/CommCompletions.hpp"
 
+#include "sim/simgrid/WaitSet.hpp"
+
 #include <simgrid/kernel/resource/Action.hpp>
 #include <simgrid/s4u/Link.hpp>
 
@@ -78,6 +80,7 @@ void CommCompletions::mark_ended(Watch* watch, std::uint64_t order) {
   watch->ended = true;
   watch->order = order;
   if (watch->waiter != nullptr) watch->waiter->wake();
+  if (watch->set != nullptr) watch->set->ended(watch->slot);
 }
 
 }  // namespace quorum

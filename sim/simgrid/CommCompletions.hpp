@@ -18,6 +18,8 @@
 
 namespace quorum {
 
+class WaitSet;
+
 class CommCompletions {
  public:
   // One request's view, owned by the request.
@@ -25,6 +27,8 @@ class CommCompletions {
     bool ended = false;
     std::uint64_t order = 0;  // when it ended, among all watched communications (1, 2, ...)
     WakeUp* waiter = nullptr;  // the actor waiting on it, if any
+    WaitSet* set = nullptr;    // the wait set that holds it, if any (WaitSet.hpp), at `slot`
+    std::uint32_t slot = 0;
   };
 
   // The latest constructed instance hears the network model (one simulation per process at a time).

@@ -1,5 +1,7 @@
 #include "sim/simgrid/SimComm.hpp"
 
+#include "sim/simgrid/WaitSet.hpp"
+
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/ConditionVariable.hpp>
@@ -36,6 +38,7 @@ class SimRequest final : public Request {
   SimRequest(bool is_receive, RankOf owner, std::shared_ptr<CommCompletions> completions)
       : receive(is_receive), owner_(owner), completions_(std::move(completions)) {}
   ~SimRequest() override {
+    if (WaitSet* set = watch().set) set->drop(watch().slot);
     unwatch();
     if (direct) {  // a receive still queued gets no message; a message in flight is dropped at its arrival
       direct->abandoned = true;
@@ -62,13 +65,18 @@ class SimRequest final : public Request {
   // Called once the communication has finished (SimGrid's, or a direct message's arrival).
   void complete() {
     if (done) return;
-    done = true;
+    mark_done();
     if (receive && direct) {
       message = std::move(direct->delivered);
     } else if (receive) {
       message.reset(raw);
       raw = nullptr;
     }
+  }
+
+  void mark_done() {
+    done = true;
+    if (WaitSet* set = watch().set) set->done(watch().slot);
   }
 
   // Where its end is noted: the direct message's end, or the watched SimGrid communication's.
@@ -276,7 +284,7 @@ void SimComm::cancel(const RequestPtr& request) {
     r.comm->cancel();
     resumed();
   }
-  r.done = true;
+  r.mark_done();
   r.cancelled = true;
 }
 
@@ -303,6 +311,10 @@ void SimComm::do_wait(const RequestPtr& request) {
 
 std::size_t SimComm::do_wait_any(std::span<const RequestPtr> requests) {
   if (requests.empty()) throw std::logic_error("wait_any on no requests");
+  if (requests.size() >= watched_wait_any_from) {
+    const std::size_t chosen = wait_any_in_set(requests);
+    if (chosen < requests.size()) return chosen;
+  }
   std::size_t first_ended = requests.size();
   bool any_direct = false;
   for (std::size_t i = 0; i < requests.size(); ++i) {
@@ -321,6 +333,43 @@ std::size_t SimComm::do_wait_any(std::span<const RequestPtr> requests) {
   resumed();
   as_sim(requests[i]).complete();
   return i;
+}
+
+// wait_any_watched's choice, from the requests' slots in this actor's WaitSet, which keeps them registered between
+// calls. Returns requests.size() if the list names a request twice (the set cannot serve it).
+std::size_t SimComm::wait_any_in_set(std::span<const RequestPtr> requests) {
+  if (!wait_set_) wait_set_ = std::make_unique<WaitSet>();
+  WaitSet& set = *wait_set_;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (set.holds(i, requests[i].get())) continue;
+    SimRequest& r = as_sim(requests[i]);
+    set.put(i, requests[i].get(), &r.watch(), r.done);
+  }
+  if (!set.end_sync(requests.size())) {
+    set.clear();
+    return requests.size();
+  }
+  std::size_t chosen = requests.size();
+  if (set.choose(chosen)) {
+    if (as_sim(requests[chosen]).done) return chosen;
+  } else {
+    try {
+      set.wake_up().wait();
+    } catch (...) {
+      resumed();
+      throw;
+    }
+    resumed();
+    chosen = set.first_to_end();
+    if (chosen >= requests.size()) throw std::logic_error("wait_any: woken with no request ended");
+  }
+  auto& r = as_sim(requests[chosen]);
+  if (!r.direct) {
+    r.comm->wait();  // SimGrid has finished it: returns at once and lets SimGrid forget it
+    resumed();
+  }
+  r.complete();
+  return chosen;
 }
 
 // SimGrid's wait_any's choice, without registering on every request: the first request in the list whose

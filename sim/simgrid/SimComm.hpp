@@ -5,6 +5,7 @@
 #include "algorithms/comm/Comm.hpp"
 #include "sim/simgrid/PostedSends.hpp"
 #include "sim/simgrid/SimWorld.hpp"
+#include "sim/simgrid/WaitSet.hpp"
 
 namespace quorum {
 
@@ -33,8 +34,9 @@ class SimComm final : public Comm, private NativeCollectives {
   void deliver_pending_posts();
   void charge_reduction(double logical_bytes, std::size_t real_values) override;
   // wait_any over at least this many requests learns which ended from CommCompletions instead of SimGrid's
-  // wait_any, which costs O(n) per call (a server listening to every worker pays it once per message). Both give
-  // the same choice; tests set it to 2 or to SIZE_MAX to compare them. Process-wide; 16 by default.
+  // wait_any, which costs O(n) per call (a server listening to every worker pays it once per message), and keeps
+  // them registered between calls (WaitSet). Both give the same choice; tests set it to 2 or to SIZE_MAX to compare
+  // them. Process-wide; 16 by default.
   static void set_watched_wait_any_from(std::size_t requests);
 
   // Awaits this rank's pending math (RankMathPool): called on every return from SimGrid to this actor's code.
@@ -57,6 +59,7 @@ class SimComm final : public Comm, private NativeCollectives {
   void work(double seconds, double core_share = 1);
   void check_peer(int peer, const char* what) const;
   std::size_t wait_any_watched(std::span<const RequestPtr> requests, std::size_t first_ended);
+  std::size_t wait_any_in_set(std::span<const RequestPtr> requests);
   // Whether a message on `tag` is matched and delivered by DirectMessages: a control channel's, or any under
   // data_messages "direct".
   bool goes_direct(Tag tag) const;
@@ -67,6 +70,7 @@ class SimComm final : public Comm, private NativeCollectives {
   int rank_;
   PostedSends posted_;
   std::unique_ptr<WakeUp> waiter_;  // this actor's, once it has waited on many requests
+  std::unique_ptr<WaitSet> wait_set_;  // this actor's, once it has waited on very many (WaitSet.hpp)
 };
 
 }  // namespace quorum

@@ -150,4 +150,73 @@ TEST(WatchedWaitAny, WatchingEvenSmallWaitsLeavesTheCollectivesAndServersUnchang
   }
 }
 
+// A server's pattern (sim/simgrid/WaitSet.hpp keeps the list registered between calls): each ended receive is
+// replaced in place by the next one from the same sender, and senders send several rounds, some at the same
+// instant, some while rank 0 is busy, so calls find requests already ended, and ended at once.
+TEST(WatchedWaitAny, ReplacingEndedReceivesInPlaceMakesTheSameChoicesAsSimGridsWaitAny) {
+  static constexpr int kRounds = 4;
+  const auto serve = [] {
+    const auto r = run_simulated(star(kSenders + 1), [&](Comm& comm) -> nlohmann::json {
+      if (comm.rank() > 0) {
+        for (int round = 0; round < kRounds; ++round) {
+          comm.sleep_for(1e-3 * ((comm.rank() * (round + 3)) % 5));
+          comm.send(0, kTag, Payload{{}, {comm.rank()}}, 8);
+        }
+        return nullptr;
+      }
+      std::vector<RequestPtr> receives;
+      std::vector<int> left(kSenders, kRounds);
+      for (int k = 1; k <= kSenders; ++k) receives.push_back(comm.irecv(k, kTag));
+      nlohmann::json order = nlohmann::json::array();
+      for (int n = 0; n < kSenders * kRounds; ++n) {
+        const std::size_t i = comm.wait_any(receives);
+        const Message m = comm.take(receives[i]);
+        order.push_back({i, m.payload.ints.at(0), comm.now()});
+        comm.sleep_for(n % 3 == 0 ? 1.5e-3 : 0);  // busy: arrivals pile up meanwhile
+        if (--left[i] > 0) receives[i] = comm.irecv(static_cast<int>(i) + 1, kTag);
+        else receives[i] = comm.irecv(static_cast<int>(i) + 1, tags::make(Channel::Benchmark, 6));  // never sent
+      }
+      for (const auto& pending : receives) comm.cancel(pending);
+      return order;
+    });
+    EXPECT_TRUE(r.ok) << r.error;
+    return r.ok ? r.per_rank[0] : nlohmann::json::array();
+  };
+  nlohmann::json watched, native;
+  {
+    WatchedFrom all(2);
+    watched = serve();
+  }
+  {
+    WatchedFrom none(std::numeric_limits<std::size_t>::max());
+    native = serve();
+  }
+  ASSERT_EQ(watched.size(), static_cast<std::size_t>(kSenders * kRounds));
+  EXPECT_EQ(watched, native);
+}
+
+// A list that names one request twice cannot be kept in slots (the request has one); wait_any still returns the
+// first of the two once it ends. The next call, on a list without the duplicate, works from the set again, and a
+// request already done comes before one that has only ended, wherever they stand (SimComm's rule).
+TEST(WatchedWaitAny, AListThatNamesARequestTwiceGetsItsFirstPlace) {
+  WatchedFrom all(2);
+  const auto r = run_simulated(star(3), [&](Comm& comm) -> nlohmann::json {
+    if (comm.rank() > 0) {
+      comm.sleep_for(1e-3 * (3 - comm.rank()));  // rank 2 first
+      comm.send(0, kTag, Payload{{}, {comm.rank()}}, 8);
+      return nullptr;
+    }
+    const RequestPtr from1 = comm.irecv(1, kTag), from2 = comm.irecv(2, kTag);
+    std::vector<RequestPtr> twice{from2, from1, from2};
+    const std::size_t first = comm.wait_any(twice);
+    comm.sleep_for(5e-3);  // from1 ends meanwhile
+    std::vector<RequestPtr> once{from1, from2};
+    const std::size_t second = comm.wait_any(once);  // from2 is done: it comes before from1, which only ended
+    comm.wait(from1);
+    return {first, second, comm.take(from1).payload.ints.at(0)};
+  });
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.per_rank[0], nlohmann::json({0, 1, 1}));
+}
+
 }  // namespace quorum
