@@ -335,6 +335,17 @@ std::size_t SimComm::do_wait_any(std::span<const RequestPtr> requests) {
   return i;
 }
 
+// Completes requests[chosen], whose communication has ended, and returns `chosen`.
+std::size_t SimComm::take_ended(std::span<const RequestPtr> requests, std::size_t chosen) {
+  auto& r = as_sim(requests[chosen]);
+  if (!r.direct) {
+    r.comm->wait();  // SimGrid has finished it: returns at once and lets SimGrid forget it
+    resumed();
+  }
+  r.complete();
+  return chosen;
+}
+
 // wait_any_watched's choice, from the requests' slots in this actor's WaitSet, which keeps them registered between
 // calls. Returns requests.size() if the list names a request twice (the set cannot serve it).
 std::size_t SimComm::wait_any_in_set(std::span<const RequestPtr> requests) {
@@ -363,13 +374,7 @@ std::size_t SimComm::wait_any_in_set(std::span<const RequestPtr> requests) {
     chosen = set.first_to_end();
     if (chosen >= requests.size()) throw std::logic_error("wait_any: woken with no request ended");
   }
-  auto& r = as_sim(requests[chosen]);
-  if (!r.direct) {
-    r.comm->wait();  // SimGrid has finished it: returns at once and lets SimGrid forget it
-    resumed();
-  }
-  r.complete();
-  return chosen;
+  return take_ended(requests, chosen);
 }
 
 // SimGrid's wait_any's choice, without registering on every request: the first request in the list whose
@@ -401,13 +406,7 @@ std::size_t SimComm::wait_any_watched(std::span<const RequestPtr> requests, std:
     }
     if (chosen == requests.size()) throw std::logic_error("wait_any: woken with no request ended");
   }
-  auto& r = as_sim(requests[chosen]);
-  if (!r.direct) {
-    r.comm->wait();  // SimGrid has finished it: returns at once and lets SimGrid forget it
-    resumed();
-  }
-  r.complete();
-  return chosen;
+  return take_ended(requests, chosen);
 }
 
 // The step's modelled duration slept in parts, with each part's continuation (e.g. a gradient bucket's allreduce

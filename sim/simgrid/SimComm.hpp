@@ -60,6 +60,7 @@ class SimComm final : public Comm, private NativeCollectives {
   void check_peer(int peer, const char* what) const;
   std::size_t wait_any_watched(std::span<const RequestPtr> requests, std::size_t first_ended);
   std::size_t wait_any_in_set(std::span<const RequestPtr> requests);
+  std::size_t take_ended(std::span<const RequestPtr> requests, std::size_t chosen);
   // Whether a message on `tag` is matched and delivered by DirectMessages: a control channel's, or any under
   // data_messages "direct".
   bool goes_direct(Tag tag) const;
