@@ -95,7 +95,7 @@ class FlowNetwork {
     std::uint32_t version;
     bool operator>(const Member& o) const { return target > o.target || (target == o.target && flow > o.flow); }
   };
-  // The fields a solve reads for every class and link of its component come first: one cache line each.
+  // The fields a solve reads for every class and link of its component come first, side by side.
   struct Class {
     // solve scratch
     std::uint64_t stamp = 0;

@@ -1,7 +1,5 @@
 #include "sim/simgrid/SimComm.hpp"
 
-#include "sim/simgrid/WaitSet.hpp"
-
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/ConditionVariable.hpp>

@@ -70,8 +70,8 @@ class SimComm final : public Comm, private NativeCollectives {
   SimWorld& world_;
   int rank_;
   PostedSends posted_;
-  std::unique_ptr<WakeUp> waiter_;  // this actor's, once it has waited on many requests
-  std::unique_ptr<WaitSet> wait_set_;  // this actor's, once it has waited on very many (WaitSet.hpp)
+  std::unique_ptr<WakeUp> waiter_;  // this actor's, for the watched waits its WaitSet does not serve (direct ones)
+  std::unique_ptr<WaitSet> wait_set_;  // this actor's, once it has waited on many requests (WaitSet.hpp)
 };
 
 }  // namespace quorum

@@ -10,8 +10,8 @@
 // its slot when it ends (CommCompletions) or completes (done), so the choice is made from those slots alone, with
 // the rule of SimComm's other wait_any: the first request in list order that is done, else the first in list order
 // that has ended, else the first to end.
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "sim/simgrid/CommCompletions.hpp"
