@@ -10,6 +10,7 @@
 #include "algorithms/GradientLayout.hpp"
 #include "algorithms/collectives/SyncAllreduce.hpp"
 #include "algorithms/comm/Comm.hpp"
+#include "algorithms/comm/Group.hpp"
 #include "kernels/Trainer.hpp"
 
 namespace quorum {
@@ -18,6 +19,9 @@ struct RunSettings {
   std::int64_t iterations = 0;  // local steps every rank performs
   std::uint64_t seed = 1;
   int world_size = 1;
+  // Ranks 0 .. world_size - 1, built once per run and shared by its ranks: a copy per rank costs P ints each, 1 GB
+  // at 16,384 ranks.
+  Group world;
   double model_bytes = 0;       // simulated size of the full model/gradient (workload parameters x 4 bytes)
   int ranks_per_node = 1;       // ranks sharing a node (GPUs per node); ranks r*k .. r*k+k-1 share node r
   AllreduceOptions allreduce{};

@@ -11,7 +11,7 @@ void AllreduceSgd::run(RankContext& ctx) {
     run_overlapped(ctx);
     return;
   }
-  const Group world = Group::world(ctx.run.world_size);
+  const Group& world = ctx.run.world;
   const float inv_p = 1.0f / static_cast<float>(ctx.run.world_size);
   std::vector<float> grad;
   StepClock clock(ctx);

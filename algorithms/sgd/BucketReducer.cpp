@@ -53,7 +53,7 @@ void BucketReducer::finish() {
 }
 
 void BucketReducer::agent_loop(Comm& comm) {
-  const Group world = Group::world(ctx_.run.world_size);
+  const Group& world = ctx_.run.world;
   Shared& s = *shared_;
   std::vector<float> slice;
   for (;;) {

@@ -46,7 +46,7 @@ void EagerSgd::apply_sum(RankContext& ctx, std::vector<float>& sum, bool has_res
 void EagerSgd::average_models(RankContext& ctx, std::int64_t step) const {
   if (model_sync_every_ <= 0 || (step + 1) % model_sync_every_ != 0) return;
   auto& params = ctx.trainer.params();
-  allreduce_sum(ctx.comm, Group::world(ctx.run.world_size), params, ctx.run.model_bytes, ctx.run.allreduce);
+  allreduce_sum(ctx.comm, ctx.run.world, params, ctx.run.model_bytes, ctx.run.allreduce);
   vec::scale(params, 1.0f / static_cast<float>(ctx.run.world_size));
 }
 

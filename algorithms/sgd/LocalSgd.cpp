@@ -6,7 +6,7 @@
 namespace quorum {
 
 void LocalSgd::run(RankContext& ctx) {
-  const Group world = Group::world(ctx.run.world_size);
+  const Group& world = ctx.run.world;
   const float inv_p = 1.0f / static_cast<float>(ctx.run.world_size);
   StepClock clock(ctx);
   for (std::int64_t step = 0; step < ctx.run.iterations; ++step) {

@@ -20,7 +20,7 @@ int default_group_size(int world_size) {
 
 void WagmaSgd::run(RankContext& ctx) {
   const int p = ctx.run.world_size, s = settings_.group_size, rank = ctx.comm.rank();
-  const Group world = Group::world(p);
+  const Group& world = ctx.run.world;
   const float inv_p = 1.0f / static_cast<float>(p), inv_s = 1.0f / static_cast<float>(s),
               inv_s1 = 1.0f / static_cast<float>(s + 1);
   const bool grouped = settings_.wait_avoiding || settings_.blocking_groups;

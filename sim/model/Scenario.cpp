@@ -114,6 +114,7 @@ RunSettings Scenario::run_settings() const {
   r.iterations = iterations;
   r.seed = seed;
   r.world_size = ranks;
+  r.world = Group::world(ranks);
   r.model_bytes = static_cast<double>(parameters) * 4.0;
   r.ranks_per_node = ranks_per_node(platform);
   r.allreduce = allreduce_options_from(algorithm_params, fidelity);

@@ -66,6 +66,7 @@ AlgorithmRunResult run_algorithm(const AlgorithmRun& run) {
   settings.iterations = run.iterations;
   settings.seed = run.seed;
   settings.world_size = world;
+  settings.world = Group::world(world);
   settings.model_bytes = run.model_bytes;
   settings.ranks_per_node = ranks_per_node(run.platform);
   settings.allreduce = allreduce_options_from(params, Fidelity::Phase);
