@@ -28,6 +28,12 @@ std::size_t FlowNetwork::KeyHash::operator()(const std::vector<std::uint64_t>& k
   return static_cast<std::size_t>(h);
 }
 
+void FlowNetwork::set_solve_window(double window_s) {
+  if (!(window_s >= 0) || !std::isfinite(window_s))
+    throw std::invalid_argument("FlowNetwork: the solve window must be a finite number of seconds >= 0");
+  solve_window_ = window_s;
+}
+
 FlowNetwork::LinkId FlowNetwork::add_link(double capacity_Bps) {
   if (!(capacity_Bps > 0)) throw std::invalid_argument("FlowNetwork: a link's capacity must be positive");
   links_.push_back(Link{});
@@ -70,7 +76,7 @@ FlowNetwork::FlowId FlowNetwork::start(double now, std::span<const LinkId> route
   if (latency_s > 0)
     latency_ends_.push({now + latency_s, id, f.version});
   else
-    begin_moving(id, now);
+    past_latency(id, now);
   return id;
 }
 
@@ -86,7 +92,18 @@ void FlowNetwork::wants_solve(double now) {
   pending_ = true;
 }
 
-// Past its latency: it now shares its links.
+// Past its latency: it shares its links from now on, or under a solve window from the window's solve on.
+void FlowNetwork::past_latency(FlowId id, double now) {
+  const Flow& f = flows_[id];
+  if (solve_window_ > 0 && !f.route.empty() && f.remaining > 0) {
+    starting_.push_back(id);
+    wants_solve(now);
+  } else {
+    begin_moving(id, now);
+  }
+}
+
+// It now shares its links.
 void FlowNetwork::begin_moving(FlowId id, double now) {
   Flow& f = flows_[id];
   f.phase = Phase::Moving;
@@ -386,7 +403,7 @@ void FlowNetwork::release(FlowId id) {
 
 double FlowNetwork::next_event() {
   while (!solo_ends_.empty() && solo_ends_.top().version != flows_[solo_ends_.top().id].version) solo_ends_.pop();
-  double t = pending_ ? pending_time_ : kNever;
+  double t = pending_ ? pending_time_ + solve_window_ : kNever;
   if (!latency_ends_.empty()) t = std::min(t, latency_ends_.top().time);
   if (!solo_ends_.empty()) t = std::min(t, solo_ends_.top().time);
   if (!ends_.empty()) t = std::min(t, classes_[ends_.front()].next_end);
@@ -398,7 +415,7 @@ void FlowNetwork::advance(double now, std::vector<FlowId>& ended) {
   while (!latency_ends_.empty() && latency_ends_.top().time <= due) {
     const Event e = latency_ends_.top();
     latency_ends_.pop();
-    if (e.version == flows_[e.id].version && flows_[e.id].phase == Phase::Latency) begin_moving(e.id, now);
+    if (e.version == flows_[e.id].version && flows_[e.id].phase == Phase::Latency) past_latency(e.id, now);
   }
   ending_.clear();
   while (!solo_ends_.empty() && solo_ends_.top().time <= due) {
@@ -435,7 +452,11 @@ void FlowNetwork::advance(double now, std::vector<FlowId>& ended) {
     ended.push_back(id);
     release(id);
   }
-  if (pending_) solve(now);
+  if (pending_ && now + kTimePrecision >= pending_time_ + solve_window_) {
+    for (const FlowId id : starting_) begin_moving(id, now);
+    starting_.clear();
+    solve(now);
+  }
 }
 
 void FlowNetwork::solve(double now) {

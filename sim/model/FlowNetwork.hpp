@@ -24,6 +24,11 @@
 //   with a heap of link levels; a class's bound enters the heap only if no link of the component is narrower.
 // At 1,024 ranks on Piz Daint, Prague's thousands of flows cross a dozen group pools: a dozen classes.
 //
+// The solve window (set_solve_window, 0 by default) trades exactness for fewer solves where changes come in bursts:
+// the changes of a window are solved together at its end. It exists for traffic whose coupled component the solve
+// must visit whole at every change (Prague at 16,384 ranks: 2,300 classes, a change every 13 us on average, 97% of
+// them within 1 us of the previous one).
+//
 // It knows nothing of SimGrid: sim/simgrid/DirectFlows.hpp drives it on SimGrid's clock.
 #include <cstdint>
 #include <limits>
@@ -43,6 +48,13 @@ class FlowNetwork {
   static constexpr double kTimePrecision = 1e-9;
   // A link that can bind is solved at once when it carries more flows than this; with fewer, only once it overflows.
   static constexpr std::size_t kFewFlows = 8;
+
+  // After a change (a flow starting to move or ending, a capacity change), the shares are solved again at most
+  // `window_s` later, together with every change made meanwhile; until then the flows keep their rates, and a flow
+  // past its latency waits, without a share, for that solve. So every change takes effect on the shares at most
+  // window_s late. 0 (the default): every change is solved at its instant, the exact max-min allocation at all times.
+  void set_solve_window(double window_s);
+  double solve_window() const { return solve_window_; }
 
   LinkId add_link(double capacity_Bps);
   double capacity(LinkId link) const { return links_[link].capacity; }
@@ -155,6 +167,7 @@ class FlowNetwork {
   };
 
   void wants_solve(double now);
+  void past_latency(FlowId f, double now);
   void begin_moving(FlowId f, double now);
   void end_moving(FlowId f, double now);
   void refresh(LinkId l, double now);
@@ -198,6 +211,8 @@ class FlowNetwork {
   std::vector<LinkId> slack_;         // links of few flows a solve found under half full: they leave the solve
   bool pending_ = false;              // a change waits to be solved, since pending_time_
   double pending_time_ = 0;
+  double solve_window_ = 0;
+  std::vector<FlowId> starting_;      // past their latency, waiting for the window's solve to share their links
   // solve scratch
   std::uint64_t stamp_ = 0;
   std::uint64_t check_stamp_ = 0;

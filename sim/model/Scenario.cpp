@@ -15,6 +15,10 @@ namespace quorum {
 
 namespace {
 
+// A solve window is meant to merge bursts of changes far shorter than any transfer (microseconds against
+// milliseconds); past a millisecond it would change what is simulated, not only when it is solved.
+constexpr double kMaxFlowSolveWindow_s = 1e-3;
+
 void parse_algorithm(Fields& f, Scenario& s) {
   std::vector<std::string> names;
   for (const auto& a : algorithm_catalog()) names.push_back(a.name);
@@ -307,6 +311,10 @@ Scenario parse_scenario(const nlohmann::json& json, const std::string& base_dir)
                                            "share the links as SimGrid flows would not share them with quorum's flows)");
     s.direct_data_messages = false;
   }
+  s.flow_solve_window_s = root.number("flow_solve_window_s", 0.0, 0.0, kMaxFlowSolveWindow_s);
+  if (s.flow_solve_window_s > 0 && !s.direct_data_messages)
+    throw ScenarioError("flow_solve_window_s", "a window above 0 needs data_messages \"direct\" (quorum's flow model); "
+                                               "SimGrid's communications are solved at every change");
 
   Fields math = root.object("math");
   const AlgorithmInfo& info = *find_algorithm(s.algorithm);

@@ -50,6 +50,10 @@ struct Scenario {
   // sim/simgrid/DirectFlows.hpp); "simgrid" makes them SimGrid communications, the reference. "direct" needs
   // control_messages "unshared"; under "shared" the default falls back to "simgrid".
   bool direct_data_messages = true;
+  // flow_solve_window_s: under data_messages "direct", the most simulated time a change of the flows in flight waits
+  // before the link shares are solved again, with the changes made meanwhile (FlowNetwork::set_solve_window). 0
+  // (default): exact max-min shares at every instant.
+  double flow_solve_window_s = 0;
 
   MathConfig math;
 

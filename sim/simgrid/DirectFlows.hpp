@@ -44,6 +44,7 @@ class DirectFlows {
   void start(const HostPair& hosts, double bytes, std::function<void()> arrived);
 
   const FlowNetwork& network() const { return network_; }
+  void set_solve_window(double window_s) { network_.set_solve_window(window_s); }
 
  private:
   struct Route {

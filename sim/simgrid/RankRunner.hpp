@@ -22,6 +22,7 @@ class SimulationError : public std::runtime_error {
 struct MessagePaths {
   bool unshared_control = true;  // control messages skip the max-min system (ControlCouriers.hpp, DirectMessages.hpp)
   bool direct_data = true;       // data messages are timed by quorum's flow model (DirectFlows.hpp)
+  double flow_solve_window_s = 0;  // that model's solve window (FlowNetwork::set_solve_window)
 };
 
 // Returns the simulated time at which the last actor finished. math_threads: threads that run the ranks' math (the

@@ -91,11 +91,12 @@ class SimWorld {
   // unshared_control: control messages skip the max-min system; direct_data: data messages are matched by
   // DirectMessages and shared by DirectFlows. Each applies where the network model allows it (else the messages are
   // SimGrid's), and direct_data only with unshared_control: control messages shared as SimGrid flows would not
-  // share the links with quorum's.
-  void use_message_paths(bool unshared_control, bool direct_data) {
+  // share the links with quorum's. flow_solve_window_s: the flow model's solve window (FlowNetwork::set_solve_window).
+  void use_message_paths(bool unshared_control, bool direct_data, double flow_solve_window_s = 0) {
     couriers_ = unshared_control && ControlCouriers::usable() ? std::make_unique<ControlCouriers>() : nullptr;
     const bool direct_usable = unshared_control && DirectMessages::usable();
     flows_ = direct_data && direct_usable && DirectFlows::usable() ? std::make_unique<DirectFlows>() : nullptr;
+    if (flows_) flows_->set_solve_window(flow_solve_window_s);
     direct_ = direct_usable ? std::make_unique<DirectMessages>(completions_, flows_.get()) : nullptr;
   }
 

@@ -42,7 +42,8 @@ SimulationOutput simulate(const Scenario& scenario) {
                         *recorder};
         algorithm->run(ctx);
       },
-      math_threads, MessagePaths{scenario.unshared_control_messages, scenario.direct_data_messages});
+      math_threads,
+      MessagePaths{scenario.unshared_control_messages, scenario.direct_data_messages, scenario.flow_solve_window_s});
   recorder->finish_progress();
 
   std::vector<std::span<const float>> finals;

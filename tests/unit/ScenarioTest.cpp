@@ -119,6 +119,21 @@ TEST(Scenario, OutOfRangeValues) {
   EXPECT_EQ(error_field(with(minimal(), "algorithm.tau=0")), "algorithm.tau");
   EXPECT_EQ(error_field(with(minimal(), "workload.iterations=0")), "workload.iterations");
   EXPECT_EQ(error_field(with(minimal(), "math.momentum=1.5")), "math.momentum");
+  EXPECT_EQ(error_field(with(minimal(), "flow_solve_window_s=-1e-6")), "flow_solve_window_s");
+  EXPECT_EQ(error_field(with(minimal(), "flow_solve_window_s=0.01")), "flow_solve_window_s");
+}
+
+// The solve window belongs to quorum's flow model: with SimGrid's communications it is an error, not ignored.
+TEST(Scenario, AFlowSolveWindowNeedsDirectDataMessages) {
+  EXPECT_EQ(parse_scenario(minimal(), "").flow_solve_window_s, 0.0);
+  EXPECT_EQ(parse_scenario(with(minimal(), "flow_solve_window_s=1e-6"), "").flow_solve_window_s, 1e-6);
+  EXPECT_EQ(error_field(with(with(minimal(), "flow_solve_window_s=1e-6"), "data_messages=simgrid")),
+            "flow_solve_window_s");
+  EXPECT_EQ(error_field(with(with(minimal(), "flow_solve_window_s=1e-6"), "control_messages=shared")),
+            "flow_solve_window_s");
+  EXPECT_EQ(parse_scenario(with(with(minimal(), "flow_solve_window_s=0"), "data_messages=simgrid"), "")
+                .flow_solve_window_s,
+            0.0);
 }
 
 TEST(Scenario, UnknownFieldsAreNotSilentlyIgnored) {
