@@ -26,7 +26,7 @@
 //
 // The solve window (set_solve_window, 0 by default) trades exactness for fewer solves where changes come in bursts:
 // the changes of a window are solved together at its end. It exists for traffic whose coupled component the solve
-// must visit whole at every change (Prague at 16,384 ranks: 2,300 classes, a change every 13 us on average, 97% of
+// must visit whole at every change (Prague at 16,384 ranks: 2,300 classes, a solve every 10 us on average, 97% of
 // them within 1 us of the previous one).
 //
 // It knows nothing of SimGrid: sim/simgrid/DirectFlows.hpp drives it on SimGrid's clock.
