@@ -54,7 +54,6 @@ class FlowNetwork {
   // past its latency waits, without a share, for that solve. So every change takes effect on the shares at most
   // window_s late. 0 (the default): every change is solved at its instant, the exact max-min allocation at all times.
   void set_solve_window(double window_s);
-  double solve_window() const { return solve_window_; }
 
   LinkId add_link(double capacity_Bps);
   double capacity(LinkId link) const { return links_[link].capacity; }

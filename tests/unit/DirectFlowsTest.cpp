@@ -123,6 +123,18 @@ PlatformConfig small_adaptive_dragonfly() {
                        .nodes_per_router = 2, .routing = "adaptive"};
 }
 
+// Every algorithm whose messages are data (Prague's figures move as seeds do; its tests average over seeds).
+std::vector<nlohmann::json> data_message_algorithms() {
+  return {{{"name", "allreduce"}},
+          {{"name", "dpsgd"}},
+          {{"name", "adpsgd"}},
+          {{"name", "sgp"}, {"neighbors", 2}},
+          {{"name", "async_ps"}},
+          {{"name", "wagma"}},
+          {{"name", "eager_sgd"}, {"collective", "solo"}},
+          {{"name", "eager_sgd"}, {"collective", "majority"}}};
+}
+
 }  // namespace
 
 TEST(DirectFlows, ManyOverlappingTransfersArriveWhenSimGridsFlowsDo) {
@@ -157,11 +169,7 @@ TEST(DirectFlows, ABandwidthChangeMidTransferSlowsTheFlowsUnderWayAsInSimGrid) {
 // Issue 11's setting at 64 nodes, every algorithm whose messages are data: throughput and mean wait against SimGrid's
 // communications.
 TEST(DirectFlows, ScenarioFiguresMatchSimGridsCommunications) {
-  for (const nlohmann::json& algorithm :
-       {nlohmann::json{{"name", "allreduce"}}, nlohmann::json{{"name", "dpsgd"}}, nlohmann::json{{"name", "adpsgd"}},
-        nlohmann::json{{"name", "sgp"}, {"neighbors", 2}}, nlohmann::json{{"name", "async_ps"}},
-        nlohmann::json{{"name", "wagma"}}, nlohmann::json{{"name", "eager_sgd"}, {"collective", "solo"}},
-        nlohmann::json{{"name", "eager_sgd"}, {"collective", "majority"}}}) {
+  for (const nlohmann::json& algorithm : data_message_algorithms()) {
     SCOPED_TRACE(algorithm.dump());
     auto s = testing::piz_daint_scenario(algorithm, 12, 42);
     s["data_messages"] = "direct";
@@ -190,11 +198,7 @@ TEST(DirectFlows, PragueFiguresStayWithinToleranceOverSeeds) {
 // that long to start, so the figures drift by a few windows per step (measured at 1e-5 s: throughput -7e-5 and mean
 // wait +5e-4 relative for eager-SGD solo, the most; ten times that at 1e-4 s).
 TEST(DirectFlows, ScenarioFiguresUnderASolveWindowStayWithinToleranceOfTheExactModel) {
-  for (const nlohmann::json& algorithm :
-       {nlohmann::json{{"name", "allreduce"}}, nlohmann::json{{"name", "dpsgd"}}, nlohmann::json{{"name", "adpsgd"}},
-        nlohmann::json{{"name", "sgp"}, {"neighbors", 2}}, nlohmann::json{{"name", "async_ps"}},
-        nlohmann::json{{"name", "wagma"}}, nlohmann::json{{"name", "eager_sgd"}, {"collective", "solo"}},
-        nlohmann::json{{"name", "eager_sgd"}, {"collective", "majority"}}}) {
+  for (const nlohmann::json& algorithm : data_message_algorithms()) {
     SCOPED_TRACE(algorithm.dump());
     auto s = testing::piz_daint_scenario(algorithm, 12, 42);
     s["flow_solve_window_s"] = 1e-5;

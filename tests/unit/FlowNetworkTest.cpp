@@ -68,6 +68,34 @@ std::string max_min_breach(const FlowNetwork& net, const std::vector<Sharing>& f
   return "";
 }
 
+// The pooled networks of the random tests: 24 node links of 5 to 10 B/s, then 3 pools of 20 to 60 B/s.
+constexpr int kNodes = 24, kPools = 3;
+
+std::vector<double> pooled_capacities(std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> unit(0, 1);
+  std::vector<double> capacity;
+  for (int i = 0; i < kNodes; ++i) capacity.push_back(5 + 5 * unit(rng));
+  for (int i = 0; i < kPools; ++i) capacity.push_back(20 + 40 * unit(rng));
+  return capacity;
+}
+
+// From one node to another, through a pool or, one time in four, not.
+LinkIds pooled_route(std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> unit(0, 1);
+  LinkIds route{static_cast<FlowNetwork::LinkId>(rng() % kNodes)};
+  const auto to = static_cast<FlowNetwork::LinkId>(rng() % kNodes);
+  if (to != route[0]) route.push_back(to);
+  if (unit(rng) < 0.75) route.push_back(static_cast<FlowNetwork::LinkId>(kNodes + rng() % kPools));
+  return route;
+}
+
+// As CM02 bounds a flow: the capacity of its narrowest link.
+double narrowest_link(const LinkIds& route, const std::vector<double>& capacity) {
+  double narrowest = 1e9;
+  for (const auto l : route) narrowest = std::min(narrowest, capacity[l]);
+  return narrowest;
+}
+
 }  // namespace
 
 TEST(FlowNetwork, FlowsOnOneLinkShareItAndTakeOverWhatAnEndedOneLeaves) {
@@ -184,9 +212,7 @@ TEST(FlowNetwork, RatesAreMaxMinFairOnRandomNetworks) {
       if (route.empty()) route.push_back(static_cast<FlowNetwork::LinkId>(rng() % link_count));
       const double penalty = unit(rng) < 0.5 ? 1 : 0.5 + unit(rng);
       // As CM02 bounds a flow: its narrowest link, sometimes less (the TCP window).
-      double narrowest = 1e9;
-      for (const auto l : route) narrowest = std::min(narrowest, capacity[l]);
-      const double bound = unit(rng) < 0.3 ? 0.5 + 5 * unit(rng) : narrowest;
+      const double bound = unit(rng) < 0.3 ? 0.5 + 5 * unit(rng) : narrowest_link(route, capacity);
       const double t = 0.01 * i;
       advance_to(net, t);
       flows.push_back({net.start(t, route, 1e9, unit(rng) < 0.5 ? 0 : 0.005, penalty, bound), route, penalty, bound});
@@ -237,10 +263,7 @@ TEST(FlowNetwork, FlowsMoveTheirBytesAndStayMaxMinFairAsLinksJoinAndLeaveTheSolv
   std::uniform_real_distribution<double> unit(0, 1);
   for (int trial = 0; trial < 8; ++trial) {
     FlowNetwork net;
-    constexpr int kNodes = 24, kPools = 3;
-    std::vector<double> capacity;
-    for (int i = 0; i < kNodes; ++i) capacity.push_back(5 + 5 * unit(rng));
-    for (int i = 0; i < kPools; ++i) capacity.push_back(20 + 40 * unit(rng));
+    std::vector<double> capacity = pooled_capacities(rng);
     for (const double c : capacity) net.add_link(c);
     struct Started {
       LinkIds route;
@@ -278,14 +301,8 @@ TEST(FlowNetwork, FlowsMoveTheirBytesAndStayMaxMinFairAsLinksJoinAndLeaveTheSolv
         net.set_capacity(l, capacity[l], now);
         continue;
       }
-      // From one node to another, through a pool or, one time in four, not.
-      LinkIds route{static_cast<FlowNetwork::LinkId>(rng() % kNodes)};
-      const auto to = static_cast<FlowNetwork::LinkId>(rng() % kNodes);
-      if (to != route[0]) route.push_back(to);
-      if (unit(rng) < 0.75) route.push_back(static_cast<FlowNetwork::LinkId>(kNodes + rng() % kPools));
-      double narrowest = 1e9;
-      for (const auto l : route) narrowest = std::min(narrowest, capacity[l]);
-      Started f{route, 0.1 + 2 * unit(rng), unit(rng) < 0.5 ? 1.0 : 0.5 + unit(rng), narrowest};
+      const LinkIds route = pooled_route(rng);
+      Started f{route, 0.1 + 2 * unit(rng), unit(rng) < 0.5 ? 1.0 : 0.5 + unit(rng), narrowest_link(route, capacity)};
       live.emplace(net.start(now, route, f.bytes, unit(rng) < 0.5 ? 0 : 0.001, f.penalty, f.bound), f);
     }
     while (net.flows_in_flight() > 0) {
@@ -342,10 +359,7 @@ TEST(FlowNetwork, UnderASolveWindowFlowsMoveTheirBytesAndEndNearTheExactModel) {
   std::mt19937_64 rng(17);
   std::uniform_real_distribution<double> unit(0, 1);
   for (int trial = 0; trial < 6; ++trial) {
-    constexpr int kNodes = 24, kPools = 3;
-    std::vector<double> capacity;
-    for (int i = 0; i < kNodes; ++i) capacity.push_back(5 + 5 * unit(rng));
-    for (int i = 0; i < kPools; ++i) capacity.push_back(20 + 40 * unit(rng));
+    std::vector<double> capacity = pooled_capacities(rng);
     struct Planned {
       double start_s;
       LinkIds route;
@@ -355,14 +369,9 @@ TEST(FlowNetwork, UnderASolveWindowFlowsMoveTheirBytesAndEndNearTheExactModel) {
     double t = 0;
     for (int i = 0; i < 250; ++i) {
       t += 0.02 * unit(rng);
-      LinkIds route{static_cast<FlowNetwork::LinkId>(rng() % kNodes)};
-      const auto to = static_cast<FlowNetwork::LinkId>(rng() % kNodes);
-      if (to != route[0]) route.push_back(to);
-      if (unit(rng) < 0.75) route.push_back(static_cast<FlowNetwork::LinkId>(kNodes + rng() % kPools));
-      double narrowest = 1e9;
-      for (const auto l : route) narrowest = std::min(narrowest, capacity[l]);
+      const LinkIds route = pooled_route(rng);
       plan.push_back({t, route, 0.1 + 2 * unit(rng), unit(rng) < 0.5 ? 0 : 0.001,
-                      unit(rng) < 0.5 ? 1.0 : 0.5 + unit(rng), narrowest});
+                      unit(rng) < 0.5 ? 1.0 : 0.5 + unit(rng), narrowest_link(route, capacity)});
     }
     // Runs the plan; returns each flow's end (by plan index) and checks bytes and, after solves, max-min fairness.
     std::vector<double> solve_times;  // of the last run
