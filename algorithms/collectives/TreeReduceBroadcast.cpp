@@ -35,8 +35,14 @@ void tree_reduce_broadcast(Schedule& schedule, Comm& comm, const Group& group, s
   auto state = std::make_shared<State>();
   state->from_children.resize(children.size());
 
-  auto broadcast = [&comm, &group, &data, children, down, logical_bytes, &schedule]() {
-    for (int c : children) schedule.on(comm.isend(group.rank_at(c), down, Payload{data, {}}, logical_bytes));
+  // Each child gets the total in the vector it sent up, now summed in: every vector of the allreduce goes back to the
+  // rank it came from, so no rank allocates (or the allocator zeroes and maps again) a vector of the model's size.
+  auto broadcast = [&comm, &group, &data, children, state, down, logical_bytes, &schedule]() {
+    for (std::size_t k = 0; k < children.size(); ++k) {
+      std::vector<float> total = std::move(state->from_children[k]);
+      total.assign(data.begin(), data.end());
+      schedule.on(comm.isend(group.rank_at(children[k]), down, Payload{std::move(total), {}}, logical_bytes));
+    }
   };
   auto all_arrived = [&comm, &group, &data, children, state, i, up, down, logical_bytes, &schedule, broadcast]() {
     // Sum in a fixed order (own values, then children by distance) so every run rounds the same way.
