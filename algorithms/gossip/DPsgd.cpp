@@ -32,7 +32,7 @@ void DPsgd::run(RankContext& ctx) {
     if (overlap_) exchange.start(peers, peers, Payload{params, {step}}, ctx.run.model_bytes);
     clock.compute([&] { ctx.trainer.compute_gradient(step, grad); });
     if (!overlap_) exchange.start(peers, peers, Payload{params, {step}}, ctx.run.model_bytes);
-    const std::vector<Message> got = exchange.finish();
+    std::vector<Message> got = exchange.finish();
     if (!peers.empty()) {
       // Fixed order (own model, then neighbours by rank) so every run rounds the same way.
       for (const Message& m : got) {
@@ -41,6 +41,7 @@ void DPsgd::run(RankContext& ctx) {
       }
       vec::scale(params, weight);
     }
+    exchange.recycle(got);
     ctx.trainer.apply_gradient(grad);
     record_averaging_partners(ctx, static_cast<std::int64_t>(peers.size()));
     clock.end();

@@ -18,12 +18,14 @@ namespace {
 std::int64_t absorb_round(Comm& comm, double model_bytes, ModelExchange& round, PushSum& state,
                           std::int64_t expected_step) {
   std::int64_t absorbed = 0;
-  for (const Message& m : round.finish()) {
+  std::vector<Message> got = round.finish();
+  for (const Message& m : got) {
     if (state.absorb(m.payload) != expected_step)
       throw std::logic_error("sgp: a push of another step arrived (rounds out of order)");
     comm.charge_reduction(model_bytes, m.payload.values.size());
     ++absorbed;
   }
+  round.recycle(got);
   return absorbed;
 }
 

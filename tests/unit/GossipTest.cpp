@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <set>
 
 #include "algorithms/gossip/BipartiteRing.hpp"
@@ -259,6 +260,40 @@ TEST(Sgp, OverlapVariantDrainsTheLastRoundAndKeepsTheMean) {
   // After 20 steps the models nearly agree, so their plain mean is close to the preserved push-sum average.
   for (std::size_t i = 0; i < before.size(); ++i) EXPECT_NEAR(after[i], before[i], 1e-3);
   EXPECT_LT(consensus(r.final), 1e-3 * consensus(r.initial));
+}
+
+TEST(ModelExchange, RecycledVectorsCarryEachRoundsModelsAndSparesEveryLaterSendAnAllocation) {
+  // A ring of 5: every round each rank sends its model to both neighbours and gives the two it received back. From
+  // the second round on every send reuses a received vector, and every message still carries its sender's values
+  // of that round exactly.
+  const int p = 5, rounds = 4, n = 300;
+  const auto result = run_simulated(star(p), [&](Comm& comm) {
+    const std::vector<int> peers = DPsgd::neighbours(comm.rank(), p);
+    ModelExchange exchange(comm, gossip_tags::kDpsgdModel);
+    bool exact = true;
+    for (int k = 0; k < rounds; ++k) {
+      std::vector<float> model(n);
+      for (int i = 0; i < n; ++i) model[static_cast<std::size_t>(i)] = static_cast<float>(comm.rank() * 1000 + k * 10 + i);
+      exchange.start(peers, peers, Payload{model, {k}}, 4.0 * n);
+      std::vector<Message> got = exchange.finish();
+      for (std::size_t j = 0; j < got.size(); ++j) {
+        const int from = peers[j];
+        exact = exact && got[j].payload.ints == std::vector<std::int64_t>{k} &&
+                static_cast<int>(got[j].payload.values.size()) == n;
+        for (int i = 0; exact && i < n; ++i)
+          exact = got[j].payload.values[static_cast<std::size_t>(i)] == static_cast<float>(from * 1000 + k * 10 + i);
+      }
+      exchange.recycle(got);
+      exact = exact && got.empty();
+    }
+    return nlohmann::json{{"exact", exact}, {"recycled", exchange.recycled_sends()}};
+  });
+  ASSERT_TRUE(result.ok) << result.error;
+  for (int r = 0; r < p; ++r) {
+    const auto& got = result.per_rank[static_cast<std::size_t>(r)];
+    EXPECT_TRUE(got["exact"].get<bool>()) << "rank " << r;
+    EXPECT_EQ(got["recycled"].get<std::size_t>(), 2u * (rounds - 1)) << "rank " << r;
+  }
 }
 
 TEST(AdPsgd, FinishesWithoutDeadlockUnderSevereSlowdownForManySeeds) {
