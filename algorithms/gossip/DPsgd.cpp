@@ -29,9 +29,9 @@ void DPsgd::run(RankContext& ctx) {
   StepClock clock(ctx);
   for (std::int64_t step = 0; step < ctx.run.iterations; ++step) {
     clock.begin(step);
-    if (overlap_) exchange.start(peers, peers, Payload{params, {step}}, ctx.run.model_bytes);
+    if (overlap_) exchange.start(peers, peers, params, {step}, ctx.run.model_bytes);
     clock.compute([&] { ctx.trainer.compute_gradient(step, grad); });
-    if (!overlap_) exchange.start(peers, peers, Payload{params, {step}}, ctx.run.model_bytes);
+    if (!overlap_) exchange.start(peers, peers, params, {step}, ctx.run.model_bytes);
     std::vector<Message> got = exchange.finish();
     if (!peers.empty()) {
       // Fixed order (own model, then neighbours by rank) so every run rounds the same way.

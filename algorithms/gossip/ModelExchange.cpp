@@ -6,17 +6,22 @@ namespace quorum {
 
 void ModelExchange::start(const std::vector<int>& to, const std::vector<int>& from, const Payload& payload,
                           double logical_bytes) {
+  start(to, from, payload.values, payload.ints, logical_bytes);
+}
+
+void ModelExchange::start(const std::vector<int>& to, const std::vector<int>& from, std::span<const float> values,
+                          const std::vector<std::int64_t>& ints, double logical_bytes) {
   if (in_flight()) throw std::logic_error("ModelExchange::start: the previous round has not finished");
   for (int src : from) requests_.push_back(comm_.irecv(src, tag_));
   receives_ = from.size();
   for (int dst : to) {
-    Payload copy{{}, payload.ints};
-    if (!spare_.empty() && !payload.values.empty()) {
+    Payload copy{{}, ints};
+    if (!spare_.empty() && !values.empty()) {
       copy.values = std::move(spare_.back());
       spare_.pop_back();
       ++recycled_sends_;
     }
-    copy.values.assign(payload.values.begin(), payload.values.end());
+    copy.values.assign(values.begin(), values.end());
     requests_.push_back(comm_.isend(dst, tag_, std::move(copy), logical_bytes));
   }
 }

@@ -2,6 +2,8 @@
 // One round of model exchange with fixed peers, without blocking in between: start() posts every receive and every
 // send, finish() waits for all of them. D-PSGD starts the round before computing its gradient and finishes it
 // after, so the transfer overlaps the computation; SGP's overlap variant keeps a round in flight across a step.
+#include <cstdint>
+#include <span>
 #include <vector>
 
 #include "algorithms/comm/Comm.hpp"
@@ -15,6 +17,9 @@ class ModelExchange {
   // Sends payload to every rank of `to` and expects one message from every rank of `from`. Messages of one round
   // between two ranks match in order, so rounds may overlap as long as every rank starts them in the same order.
   void start(const std::vector<int>& to, const std::vector<int>& from, const Payload& payload, double logical_bytes);
+  // The same with the values read in place (a rank's model), so that no copy is made beside the messages' own.
+  void start(const std::vector<int>& to, const std::vector<int>& from, std::span<const float> values,
+             const std::vector<std::int64_t>& ints, double logical_bytes);
   // Waits for the whole round; returns the received messages in the order of `from`.
   std::vector<Message> finish();
   // Takes back the vectors of a finished round's messages, once read: the next rounds' sends copy their payload
