@@ -1,5 +1,7 @@
 #include "sim/model/Results.hpp"
 
+#include <optional>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -101,6 +103,10 @@ nlohmann::json make_summary(const Scenario& s, const RunRecorder& recorder, cons
   j["fidelity"] = to_string(s.fidelity);
   j["sim_time_s"] = sim_time_s;
   j["wall_time_s"] = wall_time_s;
+  // The simulator's own speed between the end of the first step and the end of the last (null under MPI, whose
+  // ranks record apart, and for runs of one step).
+  const std::optional<double> per_step = recorder.wall_s_per_step();
+  j["wall_s_per_step"] = per_step ? nlohmann::json(*per_step) : nlohmann::json(nullptr);
   j["throughput_steps_per_s"] = throughput;
   j["samples_per_s"] = throughput * training * static_cast<double>(s.math.batch);
   j["aggregate_steps_per_s"] = aggregate.steps_per_s;

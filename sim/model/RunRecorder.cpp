@@ -35,6 +35,7 @@ void RunRecorder::step_done(const StepRecord& record) {
   std::lock_guard lock(mutex_);
   steps_.push_back(record);
   last_step_[static_cast<std::size_t>(record.rank)] = record.step;
+  count_finished(record);
   const double end = record.start_s + record.compute_s + record.comm_s;
   if (snapshot_every_ > 0 && params_of_ &&
       ((record.step + 1) % snapshot_every_ == 0 || record.step + 1 == iterations_)) {
@@ -51,6 +52,25 @@ void RunRecorder::step_done(const StepRecord& record) {
     snap.time_s = std::max(snap.time_s, end);
   }
   if (progress_ && (steps_.size() & 63) == 0) report_progress(end);
+}
+
+void RunRecorder::count_finished(const StepRecord& record) {
+  if (!step_clock_ || service_[static_cast<std::size_t>(record.rank)] || record.step < 0) return;
+  const auto first_open = static_cast<std::int64_t>(step_end_wall_s_.size());
+  if (record.step < first_open) return;  // ended everywhere already: only a repeated record could come now
+  const auto k = static_cast<std::size_t>(record.step - first_open);
+  if (finished_per_step_.size() <= k) finished_per_step_.resize(k + 1, 0);
+  ++finished_per_step_[k];
+  // Steps end everywhere in order, so only the oldest open step can have just ended.
+  while (!finished_per_step_.empty() && finished_per_step_.front() >= training_ranks()) {
+    step_end_wall_s_.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count());
+    finished_per_step_.erase(finished_per_step_.begin());
+  }
+}
+
+std::optional<double> RunRecorder::wall_s_per_step() const {
+  if (step_end_wall_s_.size() < 2) return std::nullopt;
+  return (step_end_wall_s_.back() - step_end_wall_s_.front()) / static_cast<double>(step_end_wall_s_.size() - 1);
 }
 
 void RunRecorder::sample(int /*rank*/, const std::string& metric, double value) {

@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -88,8 +89,20 @@ class RunRecorder final : public StepObserver, public WaitObserver {
   std::int64_t last_step_of(int rank) const { return last_step_[static_cast<std::size_t>(rank)]; }
   void finish_progress();
 
+  // Wall seconds since the recorder was made at which the last training rank finished each step, for the steps every
+  // training rank has finished, in step order (a step cannot be finished by all before the one before it is).
+  const std::vector<double>& step_end_wall_s() const { return step_end_wall_s_; }
+  // Wall time per step within the run: from the end of the first step to the end of the last, over the steps between
+  // (null before two steps have ended everywhere). It leaves out the start-up, the first step (whose first touches of
+  // memory cost more) and the teardown, which a difference between runs of two lengths measures with their noise.
+  std::optional<double> wall_s_per_step() const;
+  // Records merged from elsewhere after the run (the MPI backend's) come in at no relation to the wall clock: no step
+  // ends are timed then.
+  void replaying_records() { step_clock_ = false; }
+
  private:
   void report_progress(double sim_time);
+  void count_finished(const StepRecord& record);
 
   std::string label_;
   int ranks_;
@@ -98,6 +111,9 @@ class RunRecorder final : public StepObserver, public WaitObserver {
   std::mutex mutex_;
   std::vector<StepRecord> steps_;
   std::vector<std::int64_t> last_step_;
+  std::vector<int> finished_per_step_;  // training ranks that finished each step not yet finished by all
+  std::vector<double> step_end_wall_s_;
+  bool step_clock_ = true;
   std::vector<char> service_;
   int service_count_ = 0;
   std::map<std::string, MetricStats> metrics_;

@@ -63,8 +63,13 @@ TEST(RunCommand, SameScenarioAndSeedGiveIdenticalSummaries) {
   for (const char* sub : {"/allreduce/", "/local_sgd/"}) {
     auto sa = read_json(a + sub + "summary.json"), sb = read_json(b + sub + "summary.json");
     EXPECT_GT(sa["wall_time_s"].get<double>(), 0);
-    sa.erase("wall_time_s");
-    sb.erase("wall_time_s");
+    // The simulator's speed within the run: at most the whole run's wall time per step after the first.
+    EXPECT_GT(sa["wall_s_per_step"].get<double>(), 0);
+    EXPECT_LE(sa["wall_s_per_step"].get<double>() * 29, sa["wall_time_s"].get<double>());
+    for (const char* wall : {"wall_time_s", "wall_s_per_step"}) {
+      sa.erase(wall);
+      sb.erase(wall);
+    }
     EXPECT_EQ(sa, sb);
     std::ifstream ia(a + sub + "iterations.csv"), ib(b + sub + "iterations.csv");
     EXPECT_EQ(std::string(std::istreambuf_iterator<char>(ia), {}), std::string(std::istreambuf_iterator<char>(ib), {}));

@@ -1,10 +1,15 @@
 // Result files: atomic writes, iterations.csv, extra tables and histograms.
 #include "sim/model/Results.hpp"
+#include "sim/model/RunRecorder.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
+
 #include "tests/support/Files.hpp"
 
 namespace quorum {
@@ -63,6 +68,41 @@ TEST(Results, RecorderTablesHistogramsAndIterationsAreWritten) {
   EXPECT_EQ(slurp(dir + "/groups.csv"), "step,rank,group\n0,1,0\n0,0,0\n");
   EXPECT_TRUE(std::filesystem::exists(dir + "/summary.json"));
   std::filesystem::remove_all(dir);
+}
+
+// A step's end is timed when its last training rank finishes it, whatever order the ranks report in; a service rank
+// is not waited for, and records replayed after the run (MPI's merge) time nothing.
+TEST(Results, StepEndsAreTimedWhenTheirLastTrainingRankFinishes) {
+  RunRecorder recorder("t", 3, 4, false);
+  recorder.set_service_ranks({2});
+  recorder.step_done({0, 0, 0.0, 0.5, 0.0, 0.0});
+  recorder.step_done({0, 1, 0.5, 0.5, 0.0, 0.0});  // rank 0 runs ahead
+  EXPECT_TRUE(recorder.step_end_wall_s().empty());
+  EXPECT_FALSE(recorder.wall_s_per_step().has_value());
+  recorder.step_done({1, 0, 0.0, 0.7, 0.0, 0.0});
+  ASSERT_EQ(recorder.step_end_wall_s().size(), 1u);  // step 0 ended everywhere; step 1 waits for rank 1
+  EXPECT_FALSE(recorder.wall_s_per_step().has_value());
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  recorder.step_done({1, 1, 0.7, 0.5, 0.0, 0.0});
+  recorder.step_done({1, 2, 1.2, 0.5, 0.0, 0.0});
+  ASSERT_EQ(recorder.step_end_wall_s().size(), 2u);
+  const auto& ends = recorder.step_end_wall_s();
+  EXPECT_GE(ends[1] - ends[0], 0.019);
+  ASSERT_TRUE(recorder.wall_s_per_step().has_value());
+  EXPECT_DOUBLE_EQ(*recorder.wall_s_per_step(), ends[1] - ends[0]);
+  recorder.step_done({0, 2, 1.0, 0.5, 0.0, 0.0});
+  recorder.step_done({0, 3, 1.5, 0.5, 0.0, 0.0});
+  recorder.step_done({1, 3, 1.7, 0.5, 0.0, 0.0});
+  ASSERT_EQ(recorder.step_end_wall_s().size(), 4u);
+  EXPECT_TRUE(std::is_sorted(ends.begin(), ends.end()));
+  EXPECT_DOUBLE_EQ(*recorder.wall_s_per_step(), (ends[3] - ends[0]) / 3);
+
+  RunRecorder merged("t", 2, 2, false);
+  merged.replaying_records();
+  for (int rank = 0; rank < 2; ++rank)
+    for (int step = 0; step < 2; ++step) merged.step_done({rank, step, 0.0, 0.5, 0.0, 0.0});
+  EXPECT_TRUE(merged.step_end_wall_s().empty());
+  EXPECT_FALSE(merged.wall_s_per_step().has_value());
 }
 
 }  // namespace quorum

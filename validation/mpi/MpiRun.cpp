@@ -219,6 +219,7 @@ MpiRunOutput run_scenario_mpi(const Scenario& scenario, const std::string& out_d
   if (rank == 0) try {
     RunRecorder merged(wd.label, scenario.ranks, scenario.iterations, false);
     merged.set_service_ranks(service_ranks);
+    merged.replaying_records();
     std::vector<nlohmann::json> backends;
     for (const auto& r : records) backends.push_back(merge_rank_record(r, merged, out.final_params));
     std::vector<std::span<const float>> finals;
