@@ -80,7 +80,8 @@ void PartialReduction::over_world(std::int64_t version, PartialSum& p) {
       check_version(version, m);
       vec::add(m.payload.values, p.data);  // lower rank first, as in the synchronous fold
       c_.charge_reduction(logical_bytes_, p.data.size());
-      p.data = std::move(m.payload.values);
+      std::swap(p.data, m.payload.values);
+      recycle(std::move(m.payload.values));
       p.fresh.unite(m.payload.ints);
     }
   }
@@ -93,7 +94,8 @@ void PartialReduction::over_world(std::int64_t version, PartialSum& p) {
     if (fold.virtual_index < 0) {
       Message m = c_.recv(rank + 1, out);
       check_version(version, m);
-      p.data = std::move(m.payload.values);
+      std::swap(p.data, m.payload.values);
+      recycle(std::move(m.payload.values));
       p.fresh.clear();
       p.fresh.unite(m.payload.ints);
     } else {
@@ -119,6 +121,7 @@ void PartialReduction::butterfly(std::int64_t version, PartialSum& p, int vi, co
       vec::add(p.data, m.payload.values);
       c_.charge_reduction(logical_bytes_, m.payload.values.size());
       p.fresh.unite(m.payload.ints);
+      recycle(std::move(m.payload.values));
     }
     return;
   }
@@ -130,10 +133,11 @@ void PartialReduction::butterfly(std::int64_t version, PartialSum& p, int vi, co
     const int keep_lo = upper ? mid : lo, keep_hi = upper ? hi : mid;
     const int give_lo = upper ? lo : mid, give_hi = upper ? mid : hi;
     Message m = swap(version, real(vi ^ bit), tag_of_(version, j),
-                     pack(version, part.copy(p.data, give_lo, give_hi), p.fresh), part.bytes_of(give_lo, give_hi));
+                     pack(version, part.span(p.data, give_lo, give_hi), p.fresh), part.bytes_of(give_lo, give_hi));
     vec::add(part.span(p.data, keep_lo, keep_hi), m.payload.values);
     c_.charge_reduction(part.bytes_of(keep_lo, keep_hi), m.payload.values.size());
     p.fresh.unite(m.payload.ints);
+    recycle(std::move(m.payload.values));
     lo = keep_lo;
     hi = keep_hi;
   }
@@ -141,10 +145,11 @@ void PartialReduction::butterfly(std::int64_t version, PartialSum& p, int vi, co
     const int bit = 1 << dims[static_cast<std::size_t>(j)], width = hi - lo;
     const bool upper = (vi & bit) != 0;
     const int other_lo = upper ? lo - width : hi;
-    Message m = swap(version, real(vi ^ bit), tag_of_(version, k + j), pack(version, part.copy(p.data, lo, hi), p.fresh),
+    Message m = swap(version, real(vi ^ bit), tag_of_(version, k + j), pack(version, part.span(p.data, lo, hi), p.fresh),
                      part.bytes_of(lo, hi));
     const auto dst = part.span(p.data, other_lo, other_lo + width);
     std::copy(m.payload.values.begin(), m.payload.values.end(), dst.begin());
+    recycle(std::move(m.payload.values));
     lo = std::min(lo, other_lo);
     hi = lo + 2 * width;
   }
@@ -161,10 +166,25 @@ Message PartialReduction::swap(std::int64_t version, int partner, Tag tag, Paylo
   return m;
 }
 
-Payload PartialReduction::pack(std::int64_t version, std::vector<float> values, const FreshRanks& fresh) {
+Payload PartialReduction::pack(std::int64_t version, std::span<const float> values, const FreshRanks& fresh) {
+  std::vector<float> carrier;
+  if (!values.empty() && !spares_.empty()) {
+    carrier = std::move(spares_.back());
+    spares_.pop_back();
+    ++recycled_sends_;
+  }
+  carrier.assign(values.begin(), values.end());
   std::vector<std::int64_t> ints{version};
   fresh.append_to(ints);
-  return Payload{std::move(values), std::move(ints)};
+  return Payload{std::move(carrier), std::move(ints)};
+}
+
+// Sends and receives alternate in every schedule, so a rank rarely holds more than one or two spares; the bound only
+// keeps a rank from hoarding vectors should a schedule ever receive more than it sends.
+void PartialReduction::recycle(std::vector<float>&& values) {
+  constexpr std::size_t kMaxSpares = 4;
+  if (values.capacity() == 0 || spares_.size() >= kMaxSpares) return;
+  spares_.push_back(std::move(values));
 }
 
 void PartialReduction::check_version(std::int64_t version, const Message& m) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <span>
 #include <vector>
 
 #include "algorithms/comm/Comm.hpp"
@@ -62,17 +63,25 @@ class PartialReduction {
   // Over all ranks; for a P that is not a power of two the first 2r ranks fold in pairs first and out at the end.
   void over_world(std::int64_t version, PartialSum& p);
 
+  // Sends that carried their values in a vector received earlier instead of a new one (see spares_).
+  std::size_t recycled_sends() const { return recycled_sends_; }
+
  private:
   template <typename Real>
   void butterfly(std::int64_t version, PartialSum& p, int virtual_index, const std::vector<int>& dims, Real real);
   Message swap(std::int64_t version, int partner, Tag tag, Payload out, double bytes);
-  static Payload pack(std::int64_t version, std::vector<float> values, const FreshRanks& fresh);
+  Payload pack(std::int64_t version, std::span<const float> values, const FreshRanks& fresh);
+  void recycle(std::vector<float>&& values);
   static void check_version(std::int64_t version, const Message& m);
 
   Comm& c_;
   PartialSchedule schedule_;
   double logical_bytes_;
   TagOf tag_of_;
+  // Vectors received and read, kept to carry the next sends: every butterfly message used to be a fresh vector of
+  // up to the model's size and every received one was freed, a churn of log2 P vectors per rank and version.
+  std::vector<std::vector<float>> spares_;
+  std::size_t recycled_sends_ = 0;
 };
 
 }  // namespace quorum

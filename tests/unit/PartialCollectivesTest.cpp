@@ -4,13 +4,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 #include <set>
+#include <string>
 
 #include "algorithms/collectives/ActivationTree.hpp"
 #include "algorithms/collectives/Barrier.hpp"
 #include "algorithms/collectives/ButterflyGrouping.hpp"
 #include "algorithms/collectives/PartialAllreduce.hpp"
+#include "algorithms/collectives/PartialReduction.hpp"
+#include "algorithms/collectives/PowerOfTwoFold.hpp"
 #include "tests/support/SimHarness.hpp"
 
 namespace quorum {
@@ -670,6 +674,49 @@ TEST(PartialAllreduce, ResultsWithoutRankListsKeepTheSumsAndActiveCounts) {
         }
       }
       EXPECT_TRUE(some_stale) << "the stragglers left every contribution fresh: the counts were not exercised";
+    }
+  }
+}
+
+// Every butterfly message used to be a fresh vector and every received one was freed. Now the received vectors carry
+// the next sends: over several versions every send but a rank's very first reuses one (a folded-out rank of P = 6
+// receives only after it sends, the fold's partner receives before it sends), and the sums stay exact, for both
+// schedules and with the fold.
+TEST(PartialReduction, ReceivedVectorsCarryTheNextSendsAndTheSumsStayExact) {
+  constexpr int kVersions = 3, kValues = 40;
+  for (const PartialSchedule schedule : {PartialSchedule::RecursiveDoubling, PartialSchedule::Rabenseifner}) {
+    for (const int p : {8, 6}) {
+      SCOPED_TRACE(std::string(to_string(schedule)) + ", P = " + std::to_string(p));
+      const auto result = run_simulated(star(p), [&](Comm& comm) {
+        PartialReduction reduction(comm, schedule, 4.0 * kValues, [](std::int64_t v, int phase) {
+          return tags::make(Channel::PartialCollective, static_cast<int>(v) * kPartialPhasesPerVersion + phase);
+        });
+        bool exact = true;
+        for (int v = 0; v < kVersions; ++v) {
+          PartialSum sum{std::vector<float>(kValues), FreshRanks(p, true)};
+          for (int i = 0; i < kValues; ++i) sum.data[static_cast<std::size_t>(i)] = static_cast<float>(comm.rank() * 100 + v * 10 + i);
+          sum.fresh.insert(comm.rank());
+          reduction.over_world(v, sum);
+          for (int i = 0; i < kValues; ++i)  // sum over ranks r of r * 100 + v * 10 + i
+            exact = exact && sum.data[static_cast<std::size_t>(i)] == static_cast<float>(100 * p * (p - 1) / 2 + p * (v * 10 + i));
+          exact = exact && sum.fresh.count() == p;
+        }
+        return nlohmann::json{{"exact", exact}, {"recycled", reduction.recycled_sends()}};
+      });
+      ASSERT_TRUE(result.ok) << result.error;
+      const PowerOfTwoFold fold0(p, 0);
+      const int dims = std::countr_zero(static_cast<unsigned>(fold0.p2));
+      const int butterfly_sends = schedule == PartialSchedule::RecursiveDoubling ? dims : 2 * dims;
+      for (int r = 0; r < p; ++r) {
+        const PowerOfTwoFold fold(p, r);
+        const auto& got = result.per_rank[static_cast<std::size_t>(r)];
+        EXPECT_TRUE(got["exact"].get<bool>()) << "rank " << r;
+        // Sends per version, and whether the rank receives (the fold's partner) before its first send.
+        const bool folds = r < 2 * fold.extra;
+        const int sends = folds && fold.virtual_index < 0 ? 1 : butterfly_sends + (folds ? 1 : 0);
+        const int expected = kVersions * sends - (folds && fold.virtual_index >= 0 ? 0 : 1);
+        EXPECT_EQ(got["recycled"].get<int>(), expected) << "rank " << r;
+      }
     }
   }
 }
