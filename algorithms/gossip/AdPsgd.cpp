@@ -33,22 +33,26 @@ void apply_average(std::vector<float>& x, const std::vector<float>& snapshot, co
 void active_agent(Comm& comm, RankContext& ctx, SharedState& shared, const std::vector<int>& neighbours) {
   Rng rng(ctx.run.seed, Stream::Gossip, static_cast<std::uint64_t>(comm.rank()), 0);
   auto& model = ctx.trainer.params();
+  // The snapshot keeps its vector from one averaging to the next, and the request travels in the vector of the last
+  // reply: an averaging allocates no vector of the model's size (replies come from passive_agent's spares in turn).
+  std::vector<float> snapshot, carrier;
   for (;;) {
-    std::vector<float> snapshot;
     {
       std::unique_lock<Mutex> lock(*shared.mutex);
       shared.changed->wait(lock, [&] { return shared.new_updates > 0 || shared.computing_done; });
       if (shared.new_updates == 0) break;  // computing is done and every update has been averaged
       shared.new_updates = 0;
-      snapshot = model;
+      snapshot.assign(model.begin(), model.end());
     }
+    carrier.assign(snapshot.begin(), snapshot.end());
     const int peer = neighbours[static_cast<std::size_t>(rng.below(neighbours.size()))];
     const double t0 = comm.now();
     auto reply = comm.irecv(peer, gossip_tags::kAdpsgdReply);
-    auto request = comm.isend(peer, gossip_tags::kAdpsgdRequest, Payload{snapshot, {kAverage}}, ctx.run.model_bytes);
+    auto request = comm.isend(peer, gossip_tags::kAdpsgdRequest, Payload{std::move(carrier), {kAverage}},
+                              ctx.run.model_bytes);
     const std::vector<RequestPtr> both{request, reply};
     comm.wait_all(both);
-    const Message answer = comm.take(reply);
+    Message answer = comm.take(reply);
     {
       std::unique_lock<Mutex> lock(*shared.mutex);
       apply_average(model, snapshot, answer.payload.values);
@@ -56,6 +60,7 @@ void active_agent(Comm& comm, RankContext& ctx, SharedState& shared, const std::
     }
     comm.charge_reduction(ctx.run.model_bytes, answer.payload.values.size());
     ctx.observer.sample(comm.rank(), "adpsgd.averaging_s", comm.now() - t0);
+    carrier = std::move(answer.payload.values);
   }
   for (int peer : neighbours) comm.send(peer, gossip_tags::kAdpsgdRequest, Payload{{}, {kGoodbye}}, kControlBytes);
 }
@@ -63,21 +68,23 @@ void active_agent(Comm& comm, RankContext& ctx, SharedState& shared, const std::
 void passive_agent(Comm& comm, RankContext& ctx, SharedState& shared, const std::vector<int>& neighbours) {
   auto& model = ctx.trainer.params();
   std::size_t still_active = neighbours.size();
+  std::vector<float> spare;  // the last request's vector, read: it carries the next reply
   while (still_active > 0) {
     Message m = comm.recv(kAnySource, gossip_tags::kAdpsgdRequest);
     if (m.payload.ints.at(0) == kGoodbye) {
       --still_active;
       continue;
     }
-    std::vector<float> snapshot;
+    std::vector<float> snapshot = std::move(spare);
     {
       std::unique_lock<Mutex> lock(*shared.mutex);
-      snapshot = model;
+      snapshot.assign(model.begin(), model.end());
       apply_average(model, snapshot, m.payload.values);
       ++shared.partners;
     }
     comm.charge_reduction(ctx.run.model_bytes, m.payload.values.size());
     comm.send(m.source, gossip_tags::kAdpsgdReply, Payload{std::move(snapshot), {}}, ctx.run.model_bytes);
+    spare = std::move(m.payload.values);
   }
 }
 
