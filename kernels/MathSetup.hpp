@@ -39,6 +39,10 @@ struct MathSetup {
   std::shared_ptr<const Model> model;  // null when math is off
   std::shared_ptr<const Dataset> train, test;
   std::vector<std::int64_t> permutation;  // shuffled training indices; iid: rank r's shard is block r of P
+  // The model's initial parameters, which every rank starts from (Model::init of the seed), drawn once: each of a
+  // thousand ranks drawing the same hundred thousand normals was an eighth of a run's start-up with the MLP. Empty
+  // in a setup assembled by hand; a Trainer then draws them itself.
+  std::vector<float> initial_params;
   MathConfig config;
   std::uint64_t seed = 1;
   bool enabled() const { return model != nullptr; }

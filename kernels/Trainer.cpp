@@ -9,8 +9,13 @@ Trainer::Trainer(std::shared_ptr<const MathSetup> setup, int rank, int world_siz
       rank_(rank),
       optimizer_(setup_->config.sgd, setup_->model ? setup_->model->num_params() : 0) {
   if (!setup_->enabled()) return;
-  params_.resize(setup_->model->num_params());
-  setup_->model->init(params_, setup_->seed);
+  const auto n = static_cast<std::size_t>(setup_->model->num_params());
+  if (setup_->initial_params.size() == n) {
+    params_ = setup_->initial_params;
+  } else {
+    params_.resize(n);
+    setup_->model->init(params_, setup_->seed);
+  }
   partition_ = setup_->partition(world_size);
   shard_ = partition_->shards.at(static_cast<std::size_t>(rank));
 }

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <memory>
+
 namespace quorum {
 
 namespace {
@@ -31,6 +34,25 @@ TEST(Trainer, ReplicasStartEqualAndBatchesDependOnRankAndStep) {
   std::vector<float> ga_next;
   a.compute_gradient(4, ga_next);
   EXPECT_NE(ga, ga_next);
+}
+
+// The setup draws the initial parameters once and every Trainer copies them: the same bits as a Trainer drawing them
+// itself (a setup assembled by hand has none), and another seed draws others.
+TEST(Trainer, ReplicasCopyTheSetupsInitialParametersWhichEqualTheirOwnDraw) {
+  MathConfig c;
+  c.model = "softmax";
+  const auto setup = make_math_setup(c, 5);
+  ASSERT_EQ(setup->initial_params.size(), setup->model->num_params());
+  auto by_hand = std::make_shared<MathSetup>(*setup);
+  by_hand->initial_params.clear();
+  const Trainer copied(setup, 3, 4), drawn(by_hand, 3, 4);
+  EXPECT_EQ(copied.params(), drawn.params());
+  EXPECT_EQ(copied.params(), setup->initial_params);
+  EXPECT_NE(std::count(copied.params().begin(), copied.params().end(), 0.0f),
+            static_cast<std::ptrdiff_t>(copied.params().size()));
+  auto other_seed = std::make_shared<MathSetup>(*by_hand);
+  other_seed->seed = 6;
+  EXPECT_NE(Trainer(other_seed, 3, 4).params(), copied.params());
 }
 
 TEST(Trainer, LocalStepsReduceTheLoss) {
