@@ -19,9 +19,9 @@ void AsyncParameterServer::serve(RankContext& ctx, const BlockPartition& part) {
   SgdOptimizer optimizer(ctx.trainer.setup().config.sgd, part.end_of(shard + 1) - part.begin_of(shard));
   // A pushed gradient is applied as it arrives, at the learning rate of the pushing worker's step, as if it had
   // applied it itself; the reply is the updated shard.
-  const auto apply = [&](std::span<float> mine, const ShardPush& push) {
+  const auto apply = [&](std::span<float> mine, const ShardPush& push, std::vector<float>& reply) {
     if (ctx.trainer.enabled()) optimizer.apply(mine, push.values, push.step);
-    return std::vector<float>(mine.begin(), mine.end());
+    reply.assign(mine.begin(), mine.end());
   };
   const ShardServeStats stats = serve_shard(ctx, part, apply, "async_ps.staleness");
   ctx.observer.sample(shard, "async_ps.updates_per_server", static_cast<double>(stats.updates));
@@ -35,7 +35,7 @@ void AsyncParameterServer::work(RankContext& ctx, const BlockPartition& part) {
   for (std::int64_t step = 0; step < ctx.run.iterations; ++step) {
     clock.begin(step);
     clock.compute([&] { ctx.trainer.compute_gradient(step, grad); });
-    const auto shards = servers.exchange(grad, step, step + 1 == ctx.run.iterations);
+    const auto& shards = servers.exchange(grad, step, step + 1 == ctx.run.iterations);
     for (int s = 0; s < part.blocks; ++s)
       std::copy(shards[static_cast<std::size_t>(s)].begin(), shards[static_cast<std::size_t>(s)].end(),
                 part.span(model, s, s + 1).begin());

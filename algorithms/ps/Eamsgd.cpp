@@ -19,12 +19,17 @@ int worker_count(const AlgorithmParams& p, int world_size) {
 
 }  // namespace
 
-std::vector<float> elastic_exchange(std::span<float> centre, std::span<const float> worker, float alpha) {
-  std::vector<float> e(centre.size());
+void elastic_exchange(std::span<float> centre, std::span<const float> worker, float alpha, std::vector<float>& e) {
+  e.resize(centre.size());
   for (std::size_t i = 0; i < centre.size(); ++i) {
     e[i] = alpha * (worker[i] - centre[i]);
     centre[i] += e[i];
   }
+}
+
+std::vector<float> elastic_exchange(std::span<float> centre, std::span<const float> worker, float alpha) {
+  std::vector<float> e;
+  elastic_exchange(centre, worker, alpha, e);
   return e;
 }
 
@@ -37,14 +42,14 @@ void Eamsgd::run(RankContext& ctx) {
 void Eamsgd::serve(RankContext& ctx, const BlockPartition& part) {
   const float alpha = static_cast<float>(moving_rate_);
   const int shard = ctx.comm.rank();
-  const auto move_centre = [&](std::span<float> centre, const ShardPush& push) {
+  const auto move_centre = [&](std::span<float> centre, const ShardPush& push, std::vector<float>& reply) {
     double distance = 0;
     for (std::size_t i = 0; i < centre.size(); ++i) {
       const double d = static_cast<double>(push.values[i]) - centre[i];
       distance += d * d;
     }
     if (!centre.empty()) ctx.observer.sample(shard, "eamsgd.elastic_distance", distance);
-    return elastic_exchange(centre, push.values, alpha);
+    elastic_exchange(centre, push.values, alpha, reply);
   };
   const ShardServeStats stats = serve_shard(ctx, part, move_centre, "eamsgd.staleness");
   ctx.observer.sample(shard, "eamsgd.exchanges_per_server", static_cast<double>(stats.updates));
@@ -61,7 +66,7 @@ void Eamsgd::work(RankContext& ctx, const BlockPartition& part) {
     clock.begin(step);
     clock.compute([&] { ctx.trainer.compute_gradient(step, grad); });
     if (step % tau_ == 0) {
-      const auto elastic = servers.exchange(model, step, step == last_exchange);
+      const auto& elastic = servers.exchange(model, step, step == last_exchange);
       for (int s = 0; s < part.blocks; ++s) {
         const auto& e = elastic[static_cast<std::size_t>(s)];
         const std::span<float> mine = part.span(model, s, s + 1);

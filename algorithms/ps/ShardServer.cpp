@@ -61,14 +61,19 @@ ShardServeStats serve_shard(RankContext& ctx, const BlockPartition& part, const 
     receives.push_back(comm.irecv(w, kPushTag));
     from.push_back(w);
   }
+  // Each reply travels in the vector of the push before it: a server allocates no shard per push (a worker's push
+  // travels in its previous reply in turn, ShardClient::exchange).
+  std::vector<float> spare;
   while (!receives.empty()) {
     const std::size_t i = comm.wait_any(receives);
-    const Message m = comm.take(receives[i]);
+    Message m = comm.take(receives[i]);
     const auto& ints = m.payload.ints;
-    std::vector<float> reply = handle(mine, ShardPush{m.source, ints.at(2), m.payload.values});
+    std::vector<float> reply = std::move(spare);
+    handle(mine, ShardPush{m.source, ints.at(2), m.payload.values}, reply);
     ctx.observer.histogram(comm.rank(), staleness_metric, stats.updates - ints.at(1));
     ++stats.updates;
     comm.post(m.source, kReplyTag, Payload{std::move(reply), {stats.updates}}, shard_bytes);
+    spare = std::move(m.payload.values);
     if (ints.at(0) == kLastPush) {
       receives.erase(receives.begin() + static_cast<std::ptrdiff_t>(i));
       from.erase(from.begin() + static_cast<std::ptrdiff_t>(i));
@@ -93,24 +98,30 @@ ShardServeStats serve_shard(RankContext& ctx, const BlockPartition& part, const 
 ShardClient::ShardClient(Comm& comm, const BlockPartition& part)
     : comm_(comm), part_(part), version_(static_cast<std::size_t>(part.blocks), 0) {}
 
-std::vector<std::vector<float>> ShardClient::exchange(const std::vector<float>& values, std::int64_t step, bool last) {
+const std::vector<std::vector<float>>& ShardClient::exchange(const std::vector<float>& values, std::int64_t step,
+                                                             bool last) {
   const int shards = part_.blocks;
+  replies_.resize(static_cast<std::size_t>(shards));
   std::vector<RequestPtr> replies, pushes;
   for (int s = 0; s < shards; ++s) {
     replies.push_back(comm_.irecv(s, kReplyTag));
-    Payload p{values.empty() ? std::vector<float>{} : part_.copy(values, s, s + 1),
-              {last ? kLastPush : kPush, version_[static_cast<std::size_t>(s)], step}};
+    std::vector<float> push = std::move(replies_[static_cast<std::size_t>(s)]);  // the last reply's vector
+    if (values.empty())
+      push.clear();
+    else
+      push.assign(values.begin() + static_cast<std::ptrdiff_t>(part_.begin_of(s)),
+                  values.begin() + static_cast<std::ptrdiff_t>(part_.end_of(s + 1)));
+    Payload p{std::move(push), {last ? kLastPush : kPush, version_[static_cast<std::size_t>(s)], step}};
     pushes.push_back(comm_.isend(s, kPushTag, std::move(p), part_.bytes_of(s, s + 1)));
   }
   comm_.wait_all(pushes);
   comm_.wait_all(replies);
-  std::vector<std::vector<float>> out;
   for (int s = 0; s < shards; ++s) {
     Message m = comm_.take(replies[static_cast<std::size_t>(s)]);
     version_[static_cast<std::size_t>(s)] = m.payload.ints.at(0);
-    out.push_back(std::move(m.payload.values));
+    replies_[static_cast<std::size_t>(s)] = std::move(m.payload.values);
   }
-  return out;
+  return replies_;
 }
 
 void ShardClient::receive_final_model(std::vector<float>& model) {

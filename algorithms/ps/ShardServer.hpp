@@ -41,8 +41,9 @@ struct ShardPush {
   std::span<const float> values;
 };
 
-// Updates the server's shard with one push and returns the values replied to the pushing worker.
-using ShardPushHandler = std::function<std::vector<float>(std::span<float> shard, const ShardPush& push)>;
+// Updates the server's shard with one push and writes the values replied to the pushing worker into `reply` (a vector
+// of an earlier push, reused for its capacity: assign to it, do not append).
+using ShardPushHandler = std::function<void(std::span<float> shard, const ShardPush& push, std::vector<float>& reply)>;
 
 // What one server did: pushes handled (= updates of its shard).
 struct ShardServeStats {
@@ -60,8 +61,9 @@ class ShardClient {
  public:
   ShardClient(Comm& comm, const BlockPartition& part);
   // Pushes values[begin_of(s) .. end_of(s+1)) to each server s (an empty vector: math off, only the bytes move)
-  // and waits for every reply; returns the replies' values, one vector per server. `last`: the worker's final push.
-  std::vector<std::vector<float>> exchange(const std::vector<float>& values, std::int64_t step, bool last);
+  // and waits for every reply; returns the replies' values, one vector per server, valid until the next exchange,
+  // whose pushes travel in them. `last`: the worker's final push.
+  const std::vector<std::vector<float>>& exchange(const std::vector<float>& values, std::int64_t step, bool last);
   // After the last push: the final model from the servers, written into `model`.
   void receive_final_model(std::vector<float>& model);
 
@@ -69,6 +71,7 @@ class ShardClient {
   Comm& comm_;
   BlockPartition part_;
   std::vector<std::int64_t> version_;  // of each shard, as of this worker's last reply
+  std::vector<std::vector<float>> replies_;  // the last exchange's replies, one per server
 };
 
 }  // namespace quorum
