@@ -90,7 +90,7 @@ std::shared_ptr<const MathSetup> make_math_setup(const MathConfig& config, std::
     throw std::invalid_argument("math.partition.kind: '" + config.partition.kind + "' partitions by label and model '" +
                                 config.model + "' has no labels; use iid, or a classification model (softmax, mlp, cnn)");
   setup->partition_cache = std::make_shared<PartitionCache>();
-  setup->initial_params.resize(static_cast<std::size_t>(setup->model->num_params()));
+  setup->initial_params.resize(setup->model->num_params());
   setup->model->init(setup->initial_params, seed);
   setup->permutation.resize(static_cast<std::size_t>(setup->train->size()));
   std::iota(setup->permutation.begin(), setup->permutation.end(), std::int64_t{0});

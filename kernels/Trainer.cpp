@@ -9,7 +9,7 @@ Trainer::Trainer(std::shared_ptr<const MathSetup> setup, int rank, int world_siz
       rank_(rank),
       optimizer_(setup_->config.sgd, setup_->model ? setup_->model->num_params() : 0) {
   if (!setup_->enabled()) return;
-  const auto n = static_cast<std::size_t>(setup_->model->num_params());
+  const std::size_t n = setup_->model->num_params();
   if (setup_->initial_params.size() == n) {
     params_ = setup_->initial_params;
   } else {

@@ -6,8 +6,8 @@
 // contribution was fresh, so the result says who contributed current data.
 #include <cstdint>
 #include <functional>
-#include <string>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "algorithms/comm/Comm.hpp"
