@@ -81,7 +81,7 @@ void PartialReduction::over_world(std::int64_t version, PartialSum& p) {
       vec::add(m.payload.values, p.data);  // lower rank first, as in the synchronous fold
       c_.charge_reduction(logical_bytes_, p.data.size());
       std::swap(p.data, m.payload.values);
-      recycle(std::move(m.payload.values));
+      spares_.give_back(std::move(m.payload.values));
       p.fresh.unite(m.payload.ints);
     }
   }
@@ -95,7 +95,7 @@ void PartialReduction::over_world(std::int64_t version, PartialSum& p) {
       Message m = c_.recv(rank + 1, out);
       check_version(version, m);
       std::swap(p.data, m.payload.values);
-      recycle(std::move(m.payload.values));
+      spares_.give_back(std::move(m.payload.values));
       p.fresh.clear();
       p.fresh.unite(m.payload.ints);
     } else {
@@ -121,7 +121,7 @@ void PartialReduction::butterfly(std::int64_t version, PartialSum& p, int vi, co
       vec::add(p.data, m.payload.values);
       c_.charge_reduction(logical_bytes_, m.payload.values.size());
       p.fresh.unite(m.payload.ints);
-      recycle(std::move(m.payload.values));
+      spares_.give_back(std::move(m.payload.values));
     }
     return;
   }
@@ -137,7 +137,7 @@ void PartialReduction::butterfly(std::int64_t version, PartialSum& p, int vi, co
     vec::add(part.span(p.data, keep_lo, keep_hi), m.payload.values);
     c_.charge_reduction(part.bytes_of(keep_lo, keep_hi), m.payload.values.size());
     p.fresh.unite(m.payload.ints);
-    recycle(std::move(m.payload.values));
+    spares_.give_back(std::move(m.payload.values));
     lo = keep_lo;
     hi = keep_hi;
   }
@@ -149,7 +149,7 @@ void PartialReduction::butterfly(std::int64_t version, PartialSum& p, int vi, co
                      part.bytes_of(lo, hi));
     const auto dst = part.span(p.data, other_lo, other_lo + width);
     std::copy(m.payload.values.begin(), m.payload.values.end(), dst.begin());
-    recycle(std::move(m.payload.values));
+    spares_.give_back(std::move(m.payload.values));
     lo = std::min(lo, other_lo);
     hi = lo + 2 * width;
   }
@@ -167,24 +167,9 @@ Message PartialReduction::swap(std::int64_t version, int partner, Tag tag, Paylo
 }
 
 Payload PartialReduction::pack(std::int64_t version, std::span<const float> values, const FreshRanks& fresh) {
-  std::vector<float> carrier;
-  if (!values.empty() && !spares_.empty()) {
-    carrier = std::move(spares_.back());
-    spares_.pop_back();
-    ++recycled_sends_;
-  }
-  carrier.assign(values.begin(), values.end());
   std::vector<std::int64_t> ints{version};
   fresh.append_to(ints);
-  return Payload{std::move(carrier), std::move(ints)};
-}
-
-// Sends and receives alternate in every schedule, so a rank rarely holds more than one or two spares; the bound only
-// keeps a rank from hoarding vectors should a schedule ever receive more than it sends.
-void PartialReduction::recycle(std::vector<float>&& values) {
-  constexpr std::size_t kMaxSpares = 4;
-  if (values.capacity() == 0 || spares_.size() >= kMaxSpares) return;
-  spares_.push_back(std::move(values));
+  return Payload{spares_.carrying(values), std::move(ints)};
 }
 
 void PartialReduction::check_version(std::int64_t version, const Message& m) {

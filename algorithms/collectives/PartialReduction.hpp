@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "algorithms/comm/Comm.hpp"
+#include "algorithms/comm/SpareVectors.hpp"
 
 namespace quorum {
 
@@ -64,14 +65,13 @@ class PartialReduction {
   void over_world(std::int64_t version, PartialSum& p);
 
   // Sends that carried their values in a vector received earlier instead of a new one (see spares_).
-  std::size_t recycled_sends() const { return recycled_sends_; }
+  std::size_t recycled_sends() const { return spares_.reused(); }
 
  private:
   template <typename Real>
   void butterfly(std::int64_t version, PartialSum& p, int virtual_index, const std::vector<int>& dims, Real real);
   Message swap(std::int64_t version, int partner, Tag tag, Payload out, double bytes);
   Payload pack(std::int64_t version, std::span<const float> values, const FreshRanks& fresh);
-  void recycle(std::vector<float>&& values);
   static void check_version(std::int64_t version, const Message& m);
 
   Comm& c_;
@@ -79,9 +79,9 @@ class PartialReduction {
   double logical_bytes_;
   TagOf tag_of_;
   // Vectors received and read, kept to carry the next sends: every butterfly message used to be a fresh vector of
-  // up to the model's size and every received one was freed, a churn of log2 P vectors per rank and version.
-  std::vector<std::vector<float>> spares_;
-  std::size_t recycled_sends_ = 0;
+  // up to the model's size and every received one was freed, a churn of log2 P vectors per rank and version. Sends
+  // and receives alternate in every schedule, so a rank rarely holds more than one or two.
+  SpareVectors spares_{4};
 };
 
 }  // namespace quorum

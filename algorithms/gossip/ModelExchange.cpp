@@ -14,16 +14,8 @@ void ModelExchange::start(const std::vector<int>& to, const std::vector<int>& fr
   if (in_flight()) throw std::logic_error("ModelExchange::start: the previous round has not finished");
   for (int src : from) requests_.push_back(comm_.irecv(src, tag_));
   receives_ = from.size();
-  for (int dst : to) {
-    Payload copy{{}, ints};
-    if (!spare_.empty() && !values.empty()) {
-      copy.values = std::move(spare_.back());
-      spare_.pop_back();
-      ++recycled_sends_;
-    }
-    copy.values.assign(values.begin(), values.end());
-    requests_.push_back(comm_.isend(dst, tag_, std::move(copy), logical_bytes));
-  }
+  for (int dst : to)
+    requests_.push_back(comm_.isend(dst, tag_, Payload{spares_.carrying(values), ints}, logical_bytes));
 }
 
 std::vector<Message> ModelExchange::finish() {
@@ -37,8 +29,7 @@ std::vector<Message> ModelExchange::finish() {
 }
 
 void ModelExchange::recycle(std::vector<Message>& received) {
-  for (Message& m : received)
-    if (!m.payload.values.empty()) spare_.push_back(std::move(m.payload.values));
+  for (Message& m : received) spares_.give_back(std::move(m.payload.values));
   received.clear();
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "algorithms/comm/Comm.hpp"
+#include "algorithms/comm/SpareVectors.hpp"
 
 namespace quorum {
 
@@ -28,15 +29,15 @@ class ModelExchange {
   void recycle(std::vector<Message>& received);
   bool in_flight() const { return !requests_.empty(); }
   // Sends so far whose vector was a recycled one (for tests).
-  std::size_t recycled_sends() const { return recycled_sends_; }
+  std::size_t recycled_sends() const { return spares_.reused(); }
 
  private:
   Comm& comm_;
   Tag tag_;
   std::vector<RequestPtr> requests_;  // receives first, then sends
   std::size_t receives_ = 0;
-  std::vector<std::vector<float>> spare_;  // recycled vectors, reused by the next sends
-  std::size_t recycled_sends_ = 0;
+  // Recycled vectors for the next sends; a round sends to a few peers (D-PSGD two, SGP one to a handful).
+  SpareVectors spares_{16};
 };
 
 }  // namespace quorum
