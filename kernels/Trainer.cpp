@@ -20,7 +20,7 @@ Trainer::Trainer(std::shared_ptr<const MathSetup> setup, int rank, int world_siz
   shard_ = partition_->shards.at(static_cast<std::size_t>(rank));
 }
 
-void Trainer::sample_batch(std::int64_t step) {
+const Batch& Trainer::sample_batch(std::int64_t step) {
   Rng rng(setup_->seed, Stream::Batch, static_cast<std::uint64_t>(rank_), static_cast<std::uint64_t>(step));
   const std::int64_t b = setup_->config.batch;
   const auto size = static_cast<std::int64_t>(shard_.size());
@@ -31,7 +31,9 @@ void Trainer::sample_batch(std::int64_t step) {
   } else {  // shard smaller than a batch: draw with replacement
     for (std::int64_t i = 0; i < b; ++i) indices_.push_back(shard_[rng.below(static_cast<std::uint64_t>(size))]);
   }
-  setup_->train->gather(indices_, batch_);
+  thread_local Batch batch;
+  setup_->train->gather(indices_, batch);
+  return batch;
 }
 
 void Trainer::compute_gradient(std::int64_t step, std::vector<float>& grad) {
@@ -40,9 +42,9 @@ void Trainer::compute_gradient(std::int64_t step, std::vector<float>& grad) {
     return;
   }
   step_ = step;
-  sample_batch(step);
+  const Batch& batch = sample_batch(step);
   grad.resize(params_.size());
-  last_loss_ = setup_->model->loss_and_gradient(params_, batch_, grad);
+  last_loss_ = setup_->model->loss_and_gradient(params_, batch, grad);
 }
 
 void Trainer::compute_gradient_at(std::span<const float> params, std::int64_t step, std::vector<float>& grad) {
@@ -51,9 +53,9 @@ void Trainer::compute_gradient_at(std::span<const float> params, std::int64_t st
     return;
   }
   step_ = step;
-  sample_batch(step);
+  const Batch& batch = sample_batch(step);
   grad.resize(params_.size());
-  last_loss_ = setup_->model->loss_and_gradient(params, batch_, grad);
+  last_loss_ = setup_->model->loss_and_gradient(params, batch, grad);
 }
 
 void Trainer::apply_gradient(std::span<const float> grad) {
@@ -61,8 +63,9 @@ void Trainer::apply_gradient(std::span<const float> grad) {
 }
 
 void Trainer::local_step(std::int64_t step) {
-  compute_gradient(step, grad_);
-  apply_gradient(grad_);
+  thread_local std::vector<float> grad;
+  compute_gradient(step, grad);
+  apply_gradient(grad);
 }
 
 }  // namespace quorum

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <memory>
+#include <thread>
+#include <vector>
 
 namespace quorum {
 
@@ -62,6 +64,77 @@ TEST(Trainer, LocalStepsReduceTheLoss) {
   for (int s = 0; s < 200; ++s) t.local_step(s);
   const double after = evaluate(*setup->model, t.params(), *setup->test).loss;
   EXPECT_LT(after, before / 10);
+}
+
+// The batch and the local step's gradient live in one scratch per thread, which every rank computing on that thread
+// shares. So a rank's gradients, losses and parameters must not depend on which thread computes them, nor on what
+// other ranks (of another model and batch shape too) computed on it before: the same bits alone on a fresh thread,
+// interleaved with others on one thread, and spread over two threads at once.
+TEST(Trainer, ScratchPerThreadLeavesNoTraceBetweenRanksOrThreads) {
+  MathConfig c;
+  c.model = "softmax";
+  c.batch = 24;
+  const auto softmax = make_math_setup(c, 5);
+  const auto hyperplane = hyperplane_setup();
+  constexpr int kRanks = 4, kSteps = 3;
+  struct Record {
+    std::vector<std::vector<float>> gradients, params;
+    std::vector<double> losses;
+    bool operator==(const Record&) const = default;
+  };
+  // One step of a rank: a gradient (kept), then a local step (its parameters kept).
+  const auto step = [](Trainer& t, int s, Record& r) {
+    std::vector<float> g;
+    t.compute_gradient(s, g);
+    r.gradients.push_back(g);
+    r.losses.push_back(t.last_loss());
+    t.local_step(s);
+    r.params.push_back(t.params());
+  };
+
+  std::vector<Record> alone(kRanks);
+  for (int rank = 0; rank < kRanks; ++rank) {
+    std::thread([&, rank] {
+      Trainer t(softmax, rank, kRanks);
+      for (int s = 0; s < kSteps; ++s) step(t, s, alone[static_cast<std::size_t>(rank)]);
+    }).join();
+  }
+
+  std::vector<Record> interleaved(kRanks);
+  {
+    std::vector<Trainer> trainers;
+    for (int rank = 0; rank < kRanks; ++rank) trainers.emplace_back(softmax, rank, kRanks);
+    Trainer other(hyperplane, 0, 1);
+    Record ignored;
+    for (int s = 0; s < kSteps; ++s) {
+      for (int rank = kRanks - 1; rank >= 0; --rank) {
+        step(other, s, ignored);  // another model and batch shape in between
+        step(trainers[static_cast<std::size_t>(rank)], s, interleaved[static_cast<std::size_t>(rank)]);
+      }
+    }
+  }
+
+  std::vector<Record> two_threads(kRanks);
+  {
+    std::vector<Trainer> trainers;
+    for (int rank = 0; rank < kRanks; ++rank) trainers.emplace_back(softmax, rank, kRanks);
+    const auto half = [&](int first) {
+      for (int s = 0; s < kSteps; ++s)
+        for (int rank = first; rank < kRanks; rank += 2)
+          step(trainers[static_cast<std::size_t>(rank)], s, two_threads[static_cast<std::size_t>(rank)]);
+    };
+    std::thread odd(half, 1);
+    half(0);
+    odd.join();
+  }
+
+  for (int rank = 0; rank < kRanks; ++rank) {
+    const auto r = static_cast<std::size_t>(rank);
+    ASSERT_EQ(alone[r].gradients.size(), static_cast<std::size_t>(kSteps));
+    EXPECT_TRUE(interleaved[r] == alone[r]) << "rank " << rank << " interleaved on one thread";
+    EXPECT_TRUE(two_threads[r] == alone[r]) << "rank " << rank << " on two threads";
+  }
+  EXPECT_NE(alone[0].gradients, alone[1].gradients);  // the ranks' batches differ, so a leak would show
 }
 
 TEST(Trainer, MathOffIsANoOp) {
