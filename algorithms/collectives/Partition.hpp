@@ -22,9 +22,12 @@ struct BlockPartition {
   std::span<float> span(std::vector<float>& v, int first, int last) const {
     return std::span<float>(v).subspan(begin_of(first), end_of(last) - begin_of(first));
   }
+  std::span<const float> span(const std::vector<float>& v, int first, int last) const {
+    return std::span<const float>(v).subspan(begin_of(first), end_of(last) - begin_of(first));
+  }
   std::vector<float> copy(const std::vector<float>& v, int first, int last) const {
-    return std::vector<float>(v.begin() + static_cast<std::ptrdiff_t>(begin_of(first)),
-                              v.begin() + static_cast<std::ptrdiff_t>(end_of(last)));
+    const std::span<const float> range = span(v, first, last);
+    return std::vector<float>(range.begin(), range.end());
   }
 };
 

@@ -27,12 +27,6 @@ void elastic_exchange(std::span<float> centre, std::span<const float> worker, fl
   }
 }
 
-std::vector<float> elastic_exchange(std::span<float> centre, std::span<const float> worker, float alpha) {
-  std::vector<float> e;
-  elastic_exchange(centre, worker, alpha, e);
-  return e;
-}
-
 void Eamsgd::run(RankContext& ctx) {
   run_servers_and_workers(
       ctx, servers_, [&](const BlockPartition& part) { serve(ctx, part); },

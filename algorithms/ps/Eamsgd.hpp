@@ -27,9 +27,7 @@
 namespace quorum {
 
 // The elastic exchange's arithmetic on one shard, in the float order both sides use: e_i = alpha (x_i - c_i), the
-// centre c_i += e_i; returns e. The worker then subtracts e from its model.
-std::vector<float> elastic_exchange(std::span<float> centre, std::span<const float> worker, float alpha);
-// The same into `e` (resized, its capacity reused).
+// centre c_i += e_i; writes e into `e` (resized, its capacity reused). The worker then subtracts e from its model.
 void elastic_exchange(std::span<float> centre, std::span<const float> worker, float alpha, std::vector<float>& e);
 
 class Eamsgd final : public Algorithm {

@@ -106,11 +106,12 @@ const std::vector<std::vector<float>>& ShardClient::exchange(const std::vector<f
   for (int s = 0; s < shards; ++s) {
     replies.push_back(comm_.irecv(s, kReplyTag));
     std::vector<float> push = std::move(replies_[static_cast<std::size_t>(s)]);  // the last reply's vector
-    if (values.empty())
+    if (values.empty()) {
       push.clear();
-    else
-      push.assign(values.begin() + static_cast<std::ptrdiff_t>(part_.begin_of(s)),
-                  values.begin() + static_cast<std::ptrdiff_t>(part_.end_of(s + 1)));
+    } else {
+      const std::span<const float> shard = part_.span(values, s, s + 1);
+      push.assign(shard.begin(), shard.end());
+    }
     Payload p{std::move(push), {last ? kLastPush : kPush, version_[static_cast<std::size_t>(s)], step}};
     pushes.push_back(comm_.isend(s, kPushTag, std::move(p), part_.bytes_of(s, s + 1)));
   }

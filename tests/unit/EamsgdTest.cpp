@@ -43,7 +43,8 @@ TEST(Eamsgd, ElasticExchangeMovesWorkerAndCentreTowardEachOtherByHand) {
   // worker's x - e = (2.5, -1): both moved a quarter of the way, and their sum is unchanged.
   std::vector<float> centre = {1.0f, 2.0f};
   const std::vector<float> worker = {3.0f, -2.0f};
-  const std::vector<float> e = elastic_exchange(centre, worker, 0.25f);
+  std::vector<float> e;
+  elastic_exchange(centre, worker, 0.25f, e);
   EXPECT_EQ(e, (std::vector<float>{0.5f, -1.0f}));
   EXPECT_EQ(centre, (std::vector<float>{1.5f, 1.0f}));
   EXPECT_EQ(worker[0] - e[0], 2.5f);
