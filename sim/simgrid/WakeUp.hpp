@@ -4,8 +4,9 @@
 //
 // Why not a SimGrid semaphore: acquiring one is two simcalls (SimGrid 3.32's acquire_async, then the wait on the
 // acquisition activity it allocates), and its release finishes that activity. Simulations wake actors this way for
-// nearly every message, and the semaphore's path was about 14% of an eager-SGD run at 4,096 ranks (perf). Here the actor blocks in one simcall with nothing to do (simcall_run_blocking), and a wake
-// answers that simcall (ActorImpl::simcall_answer), which is all a semaphore's release does in the end.
+// nearly every message, and the semaphore's path was about 14% of an eager-SGD run at 4,096 ranks (perf). Here the
+// actor blocks in one simcall with nothing to do (simcall_run_blocking), and a wake answers that simcall
+// (ActorImpl::simcall_answer), which is all a semaphore's release does in the end.
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/simix.hpp>
 
