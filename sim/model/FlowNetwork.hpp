@@ -35,6 +35,7 @@
 #include <queue>
 #include <span>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace quorum {
@@ -154,11 +155,10 @@ class FlowNetwork {
     bool operator>(const Event& o) const { return time > o.time || (time == o.time && id > o.id); }
   };
   using EventHeap = std::priority_queue<Event, std::vector<Event>, std::greater<>>;
-  struct Level {
+  struct Level {  // a link's saturation
     double level;
-    std::uint32_t id;
+    LinkId id;
     std::uint32_t version;
-    bool is_class;  // a class's bound, else a link's saturation
     bool operator>(const Level& o) const { return level > o.level; }
   };
   struct KeyHash {
@@ -219,6 +219,7 @@ class FlowNetwork {
   std::vector<LinkId> comp_links_;
   std::vector<LinkId> overflowing_;
   std::vector<Level> levels_;  // a min-heap, kept allocated between solves
+  std::vector<std::pair<double, ClassId>> bound_levels_;  // the bounded classes' levels, ascending
   std::vector<std::pair<double, FlowId>> ending_;
   std::uint64_t solves_ = 0;
 };
