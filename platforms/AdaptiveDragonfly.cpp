@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "platforms/ClusterLeaves.hpp"
+#include "platforms/ZoneGateway.hpp"
 
 namespace quorum {
 
@@ -40,6 +41,7 @@ Unit build_hub(sg4::NetZone* parent, const std::string& name) {
   sg4::NetZone* zone = sg4::create_star_zone(name)->set_parent(parent);
   NetPoint* router = zone->create_router(name + "-router");
   zone->add_route(router, nullptr, nullptr, nullptr, {}, true);
+  record_zone_gateway(*zone, *router);
   zone->seal();
   return {zone, router};
 }
@@ -129,6 +131,7 @@ Unit build_router(sg4::NetZone* parent, const std::string& name, unsigned first_
   sg4::NetZone* zone = sg4::create_star_zone(name)->set_parent(parent);
   NetPoint* gateway = zone->create_router(name + "-gw");
   zone->add_route(gateway, nullptr, nullptr, nullptr, {}, true);
+  record_zone_gateway(*zone, *gateway);
   for (unsigned i = 0; i < layout.nodes_per_router; ++i) {
     const unsigned id = first_id + i;
     const std::string host_name = prefix + std::to_string(id);
@@ -168,11 +171,13 @@ std::vector<sg4::Host*> build_adaptive_dragonfly(const std::string& name, const 
     const std::string group_name = name + "-g" + std::to_string(g);
     sg4::NetZone* group = detached_zone(group_name, machine);
     const Unit group_hub = build_hub(group, group_name + "-hub");
+    record_zone_gateway(*group, *group_hub.gateway);
     std::vector<Unit> chassis;
     for (unsigned c = 0; c < layout.chassis; ++c) {
       const std::string chassis_name = group_name + "c" + std::to_string(c);
       sg4::NetZone* zone = sg4::create_full_zone(chassis_name)->set_parent(group);
       const Unit chassis_hub = build_hub(zone, chassis_name + "-hub");
+      record_zone_gateway(*zone, *chassis_hub.gateway);
       std::vector<Unit> routers;
       for (unsigned r = 0; r < layout.routers; ++r) {
         const unsigned first_id = g * per_group + c * per_chassis + r * per_router;

@@ -22,7 +22,8 @@
 //
 // Hierarchy: one star zone per router (its nodes' links), one full zone per chassis (router pools and pairs), one
 // per group (chassis pools and pairs), one for the machine (group pools and pairs). Host "<prefix><id>" sits at
-// id = ((group * chassis + chassis) * routers + router) * nodes_per_router + node, as in SimGrid's dragonfly.
+// id = ((group * chassis + chassis) * routers + router) * nodes_per_router + node, as in SimGrid's dragonfly. Each
+// zone's gateway (the router's, or the hub's router one level up) is recorded on it (ZoneGateway.hpp).
 #include <string>
 #include <vector>
 

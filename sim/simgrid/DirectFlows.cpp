@@ -33,7 +33,8 @@ bool DirectFlows::usable() {
          !simgrid::config::get_value<bool>("network/crosstraffic");
 }
 
-DirectFlows::DirectFlows() : tcp_gamma_(simgrid::config::get_value<double>("network/TCP-gamma")) {
+DirectFlows::DirectFlows(RouteSegments& routes)
+    : tcp_gamma_(simgrid::config::get_value<double>("network/TCP-gamma")), route_segments_(routes) {
   connect_once([](const sg4::Link& link) {
     if (current != nullptr) current->bandwidth_changed(link);
   });
@@ -60,11 +61,27 @@ void DirectFlows::start(const HostPair& hosts, double bytes, std::function<void(
 }
 
 const DirectFlows::Route& DirectFlows::route(const HostPair& hosts) {
-  if (const Route* cached = routes_.find(hosts.key)) return *cached;
-  std::vector<sg4::Link*> links;
-  Route r;
-  hosts.from->route_to(hosts.to, links, &r.latency_s);
-  for (const sg4::Link* link : links) {
+  const RouteSegments::Pieces pieces = route_segments_.route(hosts);
+  if (pieces.count == 1) return segment(pieces.segment[0]);
+  composed_.shared.clear();
+  composed_.fat_pipes.clear();
+  composed_.latency_s = 0;
+  for (std::uint32_t i = 0; i < pieces.count; ++i) {
+    const Route& s = segment(pieces.segment[i]);
+    composed_.shared.insert(composed_.shared.end(), s.shared.begin(), s.shared.end());
+    composed_.fat_pipes.insert(composed_.fat_pipes.end(), s.fat_pipes.begin(), s.fat_pipes.end());
+    composed_.latency_s += s.latency_s;
+  }
+  return composed_;
+}
+
+const DirectFlows::Route& DirectFlows::segment(RouteSegments::SegmentId id) {
+  if (segments_.size() <= id) segments_.resize(id + 1);
+  Route& r = segments_[id];
+  if (r.ready) return r;
+  const HostRoute& links = route_segments_.segment(id);
+  r.latency_s = links.latency_s;
+  for (const sg4::Link* link : links.links) {
     switch (link->get_sharing_policy()) {
       case sg4::Link::SharingPolicy::SHARED:
       case sg4::Link::SharingPolicy::SPLITDUPLEX:
@@ -79,7 +96,8 @@ const DirectFlows::Route& DirectFlows::route(const HostPair& hosts) {
                                "data_messages \"simgrid\"");
     }
   }
-  return routes_.at(hosts.key) = std::move(r);
+  r.ready = true;
+  return r;
 }
 
 FlowNetwork::LinkId DirectFlows::link_id(const sg4::Link* link) {

@@ -24,7 +24,7 @@
 #include "sim/model/FlowNetwork.hpp"
 #include "sim/simgrid/HostRoute.hpp"
 #include "sim/simgrid/KernelAlarm.hpp"
-#include "sim/simgrid/KeyTable.hpp"
+#include "sim/simgrid/RouteSegments.hpp"
 
 namespace quorum {
 
@@ -34,8 +34,9 @@ class DirectFlows {
   // actors' code, which needs the sequential engine; run_ranks requires it.)
   static bool usable();
 
-  // The latest constructed instance hears links' bandwidth changes (one simulation per process at a time).
-  DirectFlows();
+  // The latest constructed instance hears links' bandwidth changes (one simulation per process at a time). `routes`
+  // must outlive it.
+  explicit DirectFlows(RouteSegments& routes);
   ~DirectFlows();
   DirectFlows(const DirectFlows&) = delete;
   DirectFlows& operator=(const DirectFlows&) = delete;
@@ -51,8 +52,10 @@ class DirectFlows {
     std::vector<FlowNetwork::LinkId> shared;      // the links it shares (FATPIPE ones left out)
     std::vector<const simgrid::s4u::Link*> fat_pipes;  // bound it only
     double latency_s = 0;
+    bool ready = false;  // a segment's, once converted
   };
   const Route& route(const HostPair& hosts);
+  const Route& segment(RouteSegments::SegmentId id);
   FlowNetwork::LinkId link_id(const simgrid::s4u::Link* link);
   void bandwidth_changed(const simgrid::s4u::Link& link);
   void schedule();
@@ -61,7 +64,9 @@ class DirectFlows {
   FlowNetwork network_;
   double tcp_gamma_;
   std::unordered_map<const simgrid::s4u::Link*, FlowNetwork::LinkId> link_ids_;
-  KeyTable<Route> routes_;  // by HostPair::key
+  RouteSegments& route_segments_;
+  std::vector<Route> segments_;  // by RouteSegments' segment id, as this model's links
+  Route composed_;               // route()'s, when a route is several segments
   std::vector<std::function<void()>> arrivals_;  // by flow id
   std::vector<FlowNetwork::FlowId> ended_;          // fire()'s, kept allocated
   std::vector<std::function<void()>> arriving_;

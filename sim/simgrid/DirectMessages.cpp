@@ -29,8 +29,10 @@ bool DirectMessages::usable() {
   return simgrid::config::get_value<std::string>("network/model") == "CM02";
 }
 
-DirectMessages::DirectMessages(std::shared_ptr<CommCompletions> completions, DirectFlows* flows)
+DirectMessages::DirectMessages(std::shared_ptr<CommCompletions> completions, RouteSegments& routes,
+                               DirectFlows* flows)
     : completions_(std::move(completions)),
+      route_segments_(routes),
       flows_(flows),
       tcp_gamma_(simgrid::config::get_value<double>("network/TCP-gamma")),
       arrivals_([this](Delivery& d) { arrive(d.message, d.receiver); }) {}
@@ -96,7 +98,7 @@ void DirectMessages::arrive(InFlight& message, const std::shared_ptr<End>& recei
 // The unshared flow's cost between the hosts (HostRoute.hpp), looked up once per host pair.
 const UnsharedFlowCost& DirectMessages::route_cost(const HostPair& hosts) {
   if (const UnsharedFlowCost* cost = routes_.find(hosts.key)) return *cost;
-  return routes_.at(hosts.key) = unshared_flow_cost(hosts.from, hosts.to, tcp_gamma_);
+  return routes_.at(hosts.key) = unshared_flow_cost(route_segments_.links(hosts), tcp_gamma_);
 }
 
 }  // namespace quorum

@@ -27,6 +27,7 @@
 #include "sim/simgrid/DirectFlows.hpp"
 #include "sim/simgrid/HostRoute.hpp"
 #include "sim/simgrid/KeyTable.hpp"
+#include "sim/simgrid/RouteSegments.hpp"
 #include "sim/simgrid/TimedQueue.hpp"
 
 namespace quorum {
@@ -45,8 +46,9 @@ class DirectMessages {
   // Whether the network model allows it (CM02, as for ControlCouriers).
   static bool usable();
 
-  // `flows`: where shared messages are timed (null: every message is unshared); it must outlive this object.
-  explicit DirectMessages(std::shared_ptr<CommCompletions> completions, DirectFlows* flows = nullptr);
+  // `routes`: where the routes are looked up; `flows`: where shared messages are timed (null: every message is
+  // unshared). Both must outlive this object.
+  DirectMessages(std::shared_ptr<CommCompletions> completions, RouteSegments& routes, DirectFlows* flows = nullptr);
   DirectMessages(const DirectMessages&) = delete;
   DirectMessages& operator=(const DirectMessages&) = delete;
 
@@ -91,6 +93,7 @@ class DirectMessages {
   void arrive(InFlight& message, const std::shared_ptr<End>& receiver);
 
   std::shared_ptr<CommCompletions> completions_;
+  RouteSegments& route_segments_;
   DirectFlows* flows_;
   double tcp_gamma_;
   KeyTable<Box> boxes_;

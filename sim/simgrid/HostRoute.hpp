@@ -50,13 +50,16 @@ struct UnsharedFlowCost {
   }
 };
 
-inline UnsharedFlowCost unshared_flow_cost(simgrid::s4u::Host* from, simgrid::s4u::Host* to, double tcp_gamma) {
-  const HostRoute route = route_between(from, to);
+inline UnsharedFlowCost unshared_flow_cost(const HostRoute& route, double tcp_gamma) {
   UnsharedFlowCost c;
   c.latency_s = route.latency_s;
   for (const simgrid::s4u::Link* l : route.links) c.bandwidth_Bps = std::min(c.bandwidth_Bps, l->get_bandwidth());
   c.bandwidth_Bps = cm02_rate_bound(c.bandwidth_Bps, route.latency_s, tcp_gamma);
   return c;
+}
+
+inline UnsharedFlowCost unshared_flow_cost(simgrid::s4u::Host* from, simgrid::s4u::Host* to, double tcp_gamma) {
+  return unshared_flow_cost(route_between(from, to), tcp_gamma);
 }
 
 }  // namespace quorum

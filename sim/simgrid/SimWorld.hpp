@@ -19,6 +19,7 @@
 #include "sim/simgrid/KeyTable.hpp"
 #include "sim/model/ComputeModel.hpp"
 #include "sim/simgrid/RankMathPool.hpp"
+#include "sim/simgrid/RouteSegments.hpp"
 #include "sim/simgrid/SimNativeAllreduce.hpp"
 #include "sim/simgrid/SlowLinks.hpp"
 
@@ -95,9 +96,9 @@ class SimWorld {
   void use_message_paths(bool unshared_control, bool direct_data, double flow_solve_window_s = 0) {
     couriers_ = unshared_control && ControlCouriers::usable() ? std::make_unique<ControlCouriers>() : nullptr;
     const bool direct_usable = unshared_control && DirectMessages::usable();
-    flows_ = direct_data && direct_usable && DirectFlows::usable() ? std::make_unique<DirectFlows>() : nullptr;
+    flows_ = direct_data && direct_usable && DirectFlows::usable() ? std::make_unique<DirectFlows>(routes_) : nullptr;
     if (flows_) flows_->set_solve_window(flow_solve_window_s);
-    direct_ = direct_usable ? std::make_unique<DirectMessages>(completions_, flows_.get()) : nullptr;
+    direct_ = direct_usable ? std::make_unique<DirectMessages>(completions_, routes_, flows_.get()) : nullptr;
   }
 
   // Where every request's communication is watched until it ends (CommCompletions.hpp); shared with the requests,
@@ -130,6 +131,7 @@ class SimWorld {
   std::shared_ptr<RankMathPool> math_pool_;
   std::unique_ptr<ControlCouriers> couriers_;
   std::shared_ptr<CommCompletions> completions_ = std::make_shared<CommCompletions>();
+  RouteSegments routes_;                     // before flows_ and direct_, which look routes up in it
   std::unique_ptr<DirectFlows> flows_;       // before direct_, whose messages in flight it holds
   std::unique_ptr<DirectMessages> direct_;  // after completions_, which it ends transfers through
 };
