@@ -60,19 +60,20 @@ void DirectFlows::start(const HostPair& hosts, double bytes, std::function<void(
   schedule();
 }
 
+// Looked up once per host pair (a flow's start then costs one probe where the pairs repeat, as in the butterflies and
+// rings), from segments converted once each (where most pairs are new, as in Prague).
 const DirectFlows::Route& DirectFlows::route(const HostPair& hosts) {
+  if (const Route* cached = routes_.find(hosts.key)) return *cached;
   const RouteSegments::Pieces pieces = route_segments_.route(hosts);
-  if (pieces.count == 1) return segment(pieces.segment[0]);
-  composed_.shared.clear();
-  composed_.fat_pipes.clear();
-  composed_.latency_s = 0;
+  Route r;
   for (std::uint32_t i = 0; i < pieces.count; ++i) {
     const Route& s = segment(pieces.segment[i]);
-    composed_.shared.insert(composed_.shared.end(), s.shared.begin(), s.shared.end());
-    composed_.fat_pipes.insert(composed_.fat_pipes.end(), s.fat_pipes.begin(), s.fat_pipes.end());
-    composed_.latency_s += s.latency_s;
+    r.shared.insert(r.shared.end(), s.shared.begin(), s.shared.end());
+    r.fat_pipes.insert(r.fat_pipes.end(), s.fat_pipes.begin(), s.fat_pipes.end());
+    r.latency_s += s.latency_s;
   }
-  return composed_;
+  r.ready = true;
+  return routes_.at(hosts.key) = std::move(r);
 }
 
 const DirectFlows::Route& DirectFlows::segment(RouteSegments::SegmentId id) {

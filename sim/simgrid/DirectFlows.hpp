@@ -24,6 +24,7 @@
 #include "sim/model/FlowNetwork.hpp"
 #include "sim/simgrid/HostRoute.hpp"
 #include "sim/simgrid/KernelAlarm.hpp"
+#include "sim/simgrid/KeyTable.hpp"
 #include "sim/simgrid/RouteSegments.hpp"
 
 namespace quorum {
@@ -52,7 +53,7 @@ class DirectFlows {
     std::vector<FlowNetwork::LinkId> shared;      // the links it shares (FATPIPE ones left out)
     std::vector<const simgrid::s4u::Link*> fat_pipes;  // bound it only
     double latency_s = 0;
-    bool ready = false;  // a segment's, once converted
+    bool ready = false;  // once converted
   };
   const Route& route(const HostPair& hosts);
   const Route& segment(RouteSegments::SegmentId id);
@@ -66,7 +67,7 @@ class DirectFlows {
   std::unordered_map<const simgrid::s4u::Link*, FlowNetwork::LinkId> link_ids_;
   RouteSegments& route_segments_;
   std::vector<Route> segments_;  // by RouteSegments' segment id, as this model's links
-  Route composed_;               // route()'s, when a route is several segments
+  KeyTable<Route> routes_;       // by HostPair::key
   std::vector<std::function<void()>> arrivals_;  // by flow id
   std::vector<FlowNetwork::FlowId> ended_;          // fire()'s, kept allocated
   std::vector<std::function<void()>> arriving_;
