@@ -32,8 +32,9 @@ RouteSegments::Pieces RouteSegments::route(const HostPair& hosts) {
         const NetPoint* to_point = hosts.to->get_netpoint();
         Pieces p;
         p.segment[0] = between(up_, HostPair::key_of(static_cast<int>(from), static_cast<int>(depth)), from_point, out);
-        p.segment[1] = between(across_, HostPair::key_of(static_cast<int>(source[depth]), static_cast<int>(destination[depth])),
-                               out, in);
+        const std::uint64_t zones =
+            HostPair::key_of(static_cast<int>(source[depth]), static_cast<int>(destination[depth]));
+        p.segment[1] = between(across_, zones, out, in);
         p.segment[2] = between(down_, HostPair::key_of(static_cast<int>(to), static_cast<int>(depth)), in, to_point);
         p.count = 3;
         return p;
@@ -99,7 +100,8 @@ sg4::Link* RouteSegments::link_of(const void* impl) {
   if (it == links_by_impl_.end()) {
     for (sg4::Link* link : sg4::Engine::get_instance()->get_all_links()) links_by_impl_[link->get_impl()] = link;
     it = links_by_impl_.find(impl);
-    if (it == links_by_impl_.end()) throw std::logic_error("RouteSegments: a route crosses a link SimGrid does not list");
+    if (it == links_by_impl_.end())
+      throw std::logic_error("RouteSegments: a route crosses a link SimGrid does not list");
   }
   return it->second;
 }
