@@ -4,7 +4,7 @@
 //
 // Why: Prague and the gossips draw new host pairs all run long (at 4,096 ranks, about 6,800 per Prague step), and
 // SimGrid's route lookup (Host::route_to) walks the zone hierarchy and allocates for each: 12,000 instructions a
-// pair, a fifth of what the flow model costs per step. Pieces are few: hosts times levels, and zone pairs.
+// pair, in all as many as the flow model's filling (callgrind). Pieces are few: hosts times levels, and zone pairs.
 //
 // How: SimGrid routes a host pair whose zones part below a common ancestor C (the source in C's child Za, the
 // destination in Zb) along the route from the source to Za's gateway, C's route from Za's gateway to Zb's, and the
@@ -43,7 +43,7 @@ class RouteSegments {
   Pieces route(const HostPair& hosts);
   const HostRoute& segment(SegmentId id) const { return segments_[id]; }
   std::size_t segment_count() const { return segments_.size(); }
-  // The whole route, for tests: the segments' links in order and their latencies' sum.
+  // The whole route as one list: the segments' links in order and their latencies' sum.
   HostRoute links(const HostPair& hosts);
 
  private:
