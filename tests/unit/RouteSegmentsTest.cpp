@@ -6,6 +6,7 @@
 #include <simgrid/s4u/Link.hpp>
 
 #include <cmath>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -55,14 +56,22 @@ nlohmann::json compare_routes(const std::vector<sg4::Host*>& hosts, int samples)
           {"segments", segments.segment_count()}};
 }
 
-// 3 groups of 2 chassis of 4 routers of 2 nodes (AdaptiveDragonflyTest's layout).
-nlohmann::json small_dragonfly(PoolRouting pools) {
-  const testing::EngineChildResult child = testing::in_engine_child([pools] {
-    configure_network_model(GenericConfig{});
-    return compare_routes(build_adaptive_dragonfly("df", {3, 2, 2, 2, 4, 1, 2}, 1e9, 1e-6, "n", pools), 0);
-  });
+// In a child with a fresh engine: the platform `build` makes (after setting its network model), compared as
+// compare_routes does.
+nlohmann::json routes_compared(const std::function<std::vector<sg4::Host*>()>& build, int samples) {
+  const testing::EngineChildResult child = testing::in_engine_child([&] { return compare_routes(build(), samples); });
   EXPECT_TRUE(child.ok) << child.error;
   return child.value;
+}
+
+// 3 groups of 2 chassis of 4 routers of 2 nodes (AdaptiveDragonflyTest's layout).
+nlohmann::json small_dragonfly(PoolRouting pools) {
+  return routes_compared(
+      [pools] {
+        configure_network_model(GenericConfig{});
+        return build_adaptive_dragonfly("df", {3, 2, 2, 2, 4, 1, 2}, 1e9, 1e-6, "n", pools);
+      },
+      0);
 }
 
 }  // namespace
@@ -83,31 +92,35 @@ TEST(RouteSegments, RoutesOfTheAdaptiveDragonflyAreSimGridsForEveryPair) {
 
 // Piz Daint at 1,536 nodes (4 groups): random pairs, nearly all of them across groups.
 TEST(RouteSegments, RoutesOfPizDaintAreSimGridsForSampledPairs) {
-  const testing::EngineChildResult child = testing::in_engine_child([] {
-    PizDaintConfig config;
-    config.nodes = 1536;
-    configure_network_model(config);
-    return compare_routes(build_piz_daint(config), 3000);
-  });
-  ASSERT_TRUE(child.ok) << child.error;
-  EXPECT_EQ(child.value["link_mismatches"], 0);
-  EXPECT_EQ(child.value["latency_mismatches"], 0) << "worst relative difference " << child.value["worst_latency_diff"];
-  EXPECT_GT(child.value["composed"].get<int>(), 2900);
+  const nlohmann::json r = routes_compared(
+      [] {
+        PizDaintConfig config;
+        config.nodes = 1536;
+        configure_network_model(config);
+        return build_piz_daint(config);
+      },
+      3000);
+  ASSERT_FALSE(r.is_null());
+  EXPECT_EQ(r["link_mismatches"], 0);
+  EXPECT_EQ(r["latency_mismatches"], 0) << "worst relative difference " << r["worst_latency_diff"];
+  EXPECT_GT(r["composed"].get<int>(), 2900);
 }
 
 // A platform that records no gateways (Maverick2's fat tree): every route is SimGrid's whole route, looked up once.
 TEST(RouteSegments, WithoutGatewaysEveryRouteIsOnePiece) {
-  const testing::EngineChildResult child = testing::in_engine_child([] {
-    Maverick2Config config;
-    config.nodes = 8;
-    configure_network_model(config);
-    return compare_routes(build_maverick2(config), 0);
-  });
-  ASSERT_TRUE(child.ok) << child.error;
-  EXPECT_EQ(child.value["link_mismatches"], 0);
-  EXPECT_EQ(child.value["latency_mismatches"], 0);
-  EXPECT_EQ(child.value["composed"], 0);
-  EXPECT_EQ(child.value["segments"], child.value["pairs"]);
+  const nlohmann::json r = routes_compared(
+      [] {
+        Maverick2Config config;
+        config.nodes = 8;
+        configure_network_model(config);
+        return build_maverick2(config);
+      },
+      0);
+  ASSERT_FALSE(r.is_null());
+  EXPECT_EQ(r["link_mismatches"], 0);
+  EXPECT_EQ(r["latency_mismatches"], 0);
+  EXPECT_EQ(r["composed"], 0);
+  EXPECT_EQ(r["segments"], r["pairs"]);
 }
 
 }  // namespace quorum
