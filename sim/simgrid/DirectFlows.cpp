@@ -60,27 +60,12 @@ void DirectFlows::start(const HostPair& hosts, double bytes, std::function<void(
   schedule();
 }
 
-// Looked up once per host pair (a flow's start then costs one probe where the pairs repeat, as in the butterflies and
-// rings), from segments converted once each (where most pairs are new, as in Prague).
+// Looked up once per host pair: a flow's start then costs one probe where the pairs repeat (the butterflies, rings and
+// gossips); where most pairs are new (Prague), RouteSegments puts the route together without asking SimGrid.
 const DirectFlows::Route& DirectFlows::route(const HostPair& hosts) {
   if (const Route* cached = routes_.find(hosts.key)) return *cached;
-  const RouteSegments::Pieces pieces = route_segments_.route(hosts);
+  const HostRoute links = route_segments_.links(hosts);
   Route r;
-  for (std::uint32_t i = 0; i < pieces.count; ++i) {
-    const Route& s = segment(pieces.segment[i]);
-    r.shared.insert(r.shared.end(), s.shared.begin(), s.shared.end());
-    r.fat_pipes.insert(r.fat_pipes.end(), s.fat_pipes.begin(), s.fat_pipes.end());
-    r.latency_s += s.latency_s;
-  }
-  r.ready = true;
-  return routes_.at(hosts.key) = std::move(r);
-}
-
-const DirectFlows::Route& DirectFlows::segment(RouteSegments::SegmentId id) {
-  if (segments_.size() <= id) segments_.resize(id + 1);
-  Route& r = segments_[id];
-  if (r.ready) return r;
-  const HostRoute& links = route_segments_.segment(id);
   r.latency_s = links.latency_s;
   for (const sg4::Link* link : links.links) {
     switch (link->get_sharing_policy()) {
@@ -97,8 +82,7 @@ const DirectFlows::Route& DirectFlows::segment(RouteSegments::SegmentId id) {
                                "data_messages \"simgrid\"");
     }
   }
-  r.ready = true;
-  return r;
+  return routes_.at(hosts.key) = std::move(r);
 }
 
 FlowNetwork::LinkId DirectFlows::link_id(const sg4::Link* link) {

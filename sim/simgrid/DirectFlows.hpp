@@ -53,10 +53,8 @@ class DirectFlows {
     std::vector<FlowNetwork::LinkId> shared;      // the links it shares (FATPIPE ones left out)
     std::vector<const simgrid::s4u::Link*> fat_pipes;  // bound it only
     double latency_s = 0;
-    bool ready = false;  // once converted
   };
   const Route& route(const HostPair& hosts);
-  const Route& segment(RouteSegments::SegmentId id);
   FlowNetwork::LinkId link_id(const simgrid::s4u::Link* link);
   void bandwidth_changed(const simgrid::s4u::Link& link);
   void schedule();
@@ -66,8 +64,7 @@ class DirectFlows {
   double tcp_gamma_;
   std::unordered_map<const simgrid::s4u::Link*, FlowNetwork::LinkId> link_ids_;
   RouteSegments& route_segments_;
-  std::vector<Route> segments_;  // by RouteSegments' segment id, as this model's links
-  KeyTable<Route> routes_;       // by HostPair::key
+  KeyTable<Route> routes_;  // by HostPair::key
   std::vector<std::function<void()>> arrivals_;  // by flow id
   std::vector<FlowNetwork::FlowId> ended_;          // fire()'s, kept allocated
   std::vector<std::function<void()>> arriving_;
