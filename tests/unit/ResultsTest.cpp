@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <thread>
 
 #include "tests/support/Files.hpp"
@@ -72,6 +74,36 @@ TEST(Results, RecorderTablesHistogramsAndIterationsAreWritten) {
 
 // A step's end is timed when its last training rank finishes it, whatever order the ranks report in; a service rank
 // is not waited for, and records replayed after the run (MPI's merge) time nothing.
+// The tables' cells and iterations.csv's times are written as printf's %.10g and %.9g would write them (the files'
+// format before they were written with std::to_chars), down to the exponents, signs and non-finite values.
+TEST(Results, CsvNumbersAreWrittenAsPrintfWouldWriteThem) {
+  const std::vector<double> values = {0.0, -0.0, 1.0, -1.5, 0.1, 1.0 / 3.0, 2.0 / 3.0, 1e-7, 6.03047619e-07,
+                                      123456789012.0, 1e21, -2.5e-300, 5e-324, 1.7976931348623157e308, 0.6670370253,
+                                      std::numeric_limits<double>::infinity(),
+                                      -std::numeric_limits<double>::infinity(), 9999999999.5, 0.00001,
+                                      std::numeric_limits<double>::quiet_NaN()};
+  auto printf_g = [](const char* format, double v) {
+    char cell[64];
+    std::snprintf(cell, sizeof cell, format, v);
+    return std::string(cell);
+  };
+  RunRecorder recorder("t", static_cast<int>(values.size()), 1, false);
+  std::string table = "a,b\n", iterations = "rank,step,start_s,compute_s,comm_s,wait_s\n";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double v = values[i], w = values[values.size() - 1 - i];
+    recorder.table_row("cells", {{"a", v}, {"b", w}});
+    table += printf_g("%.10g", v) + "," + printf_g("%.10g", w) + "\n";
+    recorder.step_done({static_cast<int>(i), 0, v, w, -v, w});
+    iterations += std::to_string(i) + ",0," + printf_g("%.9g", v) + "," + printf_g("%.9g", w) + "," +
+                  printf_g("%.9g", -v) + "," + printf_g("%.9g", w) + "\n";
+  }
+  const std::string dir = temp_dir("quorum-csv-numbers-");
+  write_results(dir, nlohmann::json::object(), recorder, true);
+  EXPECT_EQ(slurp(dir + "/cells.csv"), table);
+  EXPECT_EQ(slurp(dir + "/iterations.csv"), iterations);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Results, StepEndsAreTimedWhenTheirLastTrainingRankFinishes) {
   RunRecorder recorder("t", 3, 4, false);
   recorder.set_service_ranks({2});
