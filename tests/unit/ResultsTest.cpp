@@ -72,8 +72,6 @@ TEST(Results, RecorderTablesHistogramsAndIterationsAreWritten) {
   std::filesystem::remove_all(dir);
 }
 
-// A step's end is timed when its last training rank finishes it, whatever order the ranks report in; a service rank
-// is not waited for, and records replayed after the run (MPI's merge) time nothing.
 // The tables' cells and iterations.csv's times are written as printf's %.10g and %.9g would write them (the files'
 // format before they were written with std::to_chars), down to the exponents, signs and non-finite values.
 TEST(Results, CsvNumbersAreWrittenAsPrintfWouldWriteThem) {
@@ -104,6 +102,8 @@ TEST(Results, CsvNumbersAreWrittenAsPrintfWouldWriteThem) {
   std::filesystem::remove_all(dir);
 }
 
+// A step's end is timed when its last training rank finishes it, whatever order the ranks report in; a service rank
+// is not waited for, and records replayed after the run (MPI's merge) time nothing.
 TEST(Results, StepEndsAreTimedWhenTheirLastTrainingRankFinishes) {
   RunRecorder recorder("t", 3, 4, false);
   recorder.set_service_ranks({2});
