@@ -68,33 +68,42 @@ const DirectFlows::Route& DirectFlows::route(const HostPair& hosts) {
   Route r;
   r.latency_s = links.latency_s;
   for (const sg4::Link* link : links.links) {
-    switch (link->get_sharing_policy()) {
-      case sg4::Link::SharingPolicy::SHARED:
-      case sg4::Link::SharingPolicy::SPLITDUPLEX:
-        r.shared.push_back(link_id(link));
-        break;
-      case sg4::Link::SharingPolicy::FATPIPE:
-        r.fat_pipes.push_back(link);
-        break;
-      default:
-        throw std::logic_error("data_messages \"direct\": link " + link->get_name() +
-                               " has a sharing policy other than SHARED, SPLITDUPLEX or FATPIPE; use "
-                               "data_messages \"simgrid\"");
-    }
+    const LinkRole& role = role_of(link);
+    if (role.kind == LinkRole::Kind::Shared)
+      r.shared.push_back(role.id);
+    else
+      r.fat_pipes.push_back(link);
   }
   return routes_.at(hosts.key) = std::move(r);
 }
 
-FlowNetwork::LinkId DirectFlows::link_id(const sg4::Link* link) {
-  auto [it, added] = link_ids_.try_emplace(link, 0);
-  if (added) it->second = network_.add_link(link->get_bandwidth());
-  return it->second;
+// A shared link gets its flow-model link (with its bandwidth now) the first time a route crosses it, so links get
+// their ids in the order routes first cross them.
+const DirectFlows::LinkRole& DirectFlows::role_of(const sg4::Link* link) {
+  LinkRole& role = link_roles_.at(link_key(link));
+  if (role.kind != LinkRole::Kind::Unseen) return role;
+  switch (link->get_sharing_policy()) {
+    case sg4::Link::SharingPolicy::SHARED:
+    case sg4::Link::SharingPolicy::SPLITDUPLEX:
+      role.kind = LinkRole::Kind::Shared;
+      role.id = network_.add_link(link->get_bandwidth());
+      return role;
+    case sg4::Link::SharingPolicy::FATPIPE:
+      role.kind = LinkRole::Kind::FatPipe;
+      return role;
+    default:
+      link_roles_.erase(link_key(link));
+      throw std::logic_error("data_messages \"direct\": link " + link->get_name() +
+                             " has a sharing policy other than SHARED, SPLITDUPLEX or FATPIPE; use "
+                             "data_messages \"simgrid\"");
+  }
 }
 
 void DirectFlows::bandwidth_changed(const sg4::Link& link) {
-  const auto it = link_ids_.find(&link);
-  if (it == link_ids_.end()) return;  // no flow has crossed it yet: its bandwidth is read when one does
-  network_.set_capacity(it->second, link.get_bandwidth(), sg4::Engine::get_clock());
+  const LinkRole* role = link_roles_.find(link_key(&link));
+  // A link no flow has crossed yet has its bandwidth read when one does; a fat pipe's is read at each flow's start.
+  if (role == nullptr || role->kind != LinkRole::Kind::Shared) return;
+  network_.set_capacity(role->id, link.get_bandwidth(), sg4::Engine::get_clock());
   schedule();
 }
 

@@ -17,8 +17,8 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 
+#include <cstdint>
 #include <functional>
-#include <unordered_map>
 #include <vector>
 
 #include "sim/model/FlowNetwork.hpp"
@@ -54,15 +54,23 @@ class DirectFlows {
     std::vector<const simgrid::s4u::Link*> fat_pipes;  // bound it only
     double latency_s = 0;
   };
+  // What a SimGrid link is to the flow model, found out the first time a route crosses it.
+  struct LinkRole {
+    enum class Kind : std::uint8_t { Unseen, Shared, FatPipe } kind = Kind::Unseen;
+    FlowNetwork::LinkId id = 0;  // Shared: its link in network_
+  };
   const Route& route(const HostPair& hosts);
-  FlowNetwork::LinkId link_id(const simgrid::s4u::Link* link);
+  const LinkRole& role_of(const simgrid::s4u::Link* link);
+  static std::uint64_t link_key(const simgrid::s4u::Link* link) { return reinterpret_cast<std::uintptr_t>(link); }
   void bandwidth_changed(const simgrid::s4u::Link& link);
   void schedule();
   void fire();
 
   FlowNetwork network_;
   double tcp_gamma_;
-  std::unordered_map<const simgrid::s4u::Link*, FlowNetwork::LinkId> link_ids_;
+  // By the link's address: a new pair's route (Prague: thousands a step) looks up each of its links here, one probe
+  // each, instead of a hash map's bucket and node and SimGrid's link for its sharing policy.
+  KeyTable<LinkRole> link_roles_;
   RouteSegments& route_segments_;
   KeyTable<Route> routes_;  // by HostPair::key
   std::vector<std::function<void()>> arrivals_;  // by flow id

@@ -17,8 +17,8 @@ namespace quorum {
 template <typename Value>
 class KeyTable {
  public:
-  // All ones is the empty slot's mark; neither SimWorld::mailbox_key (a destination rank below 2^20) nor
-  // HostPair::key_of (host indices below 2^31) makes it.
+  // All ones is the empty slot's mark; neither SimWorld::mailbox_key (a destination rank below 2^20),
+  // HostPair::key_of (host indices below 2^31) nor an object's address (DirectFlows' links) makes it.
   static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
 
   // The value under `key`, default-constructed on first use.
