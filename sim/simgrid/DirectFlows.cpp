@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -46,15 +48,17 @@ DirectFlows::~DirectFlows() {
 }
 
 void DirectFlows::start(const HostPair& hosts, double bytes, std::function<void()> arrived) {
-  const Route& r = route(hosts);
+  const Route r = route(hosts);
+  const std::span<const FlowNetwork::LinkId> shared(shared_links_.data() + r.first_shared, r.shared);
   // CM02's bound: the narrowest link's bandwidth now, and the TCP window over the route's latency.
   double bound = FlowNetwork::kNever;
-  for (const auto id : r.shared) bound = std::min(bound, network_.capacity(id));
-  for (const auto* link : r.fat_pipes) bound = std::min(bound, link->get_bandwidth());
+  for (const auto id : shared) bound = std::min(bound, network_.capacity(id));
+  for (std::uint32_t i = 0; i < r.fat_pipes; ++i)
+    bound = std::min(bound, fat_pipes_[r.first_fat_pipe + i]->get_bandwidth());
   bound = cm02_rate_bound(bound, r.latency_s, tcp_gamma_);
   const double penalty = r.latency_s > 0 ? r.latency_s : 1.0;
   const double now = sg4::Engine::get_clock();
-  const auto id = network_.start(now, r.shared, std::max(bytes, 0.0), r.latency_s, penalty, bound);
+  const auto id = network_.start(now, shared, std::max(bytes, 0.0), r.latency_s, penalty, bound);
   if (arrivals_.size() <= id) arrivals_.resize(id + 1);
   arrivals_[id] = std::move(arrived);
   schedule();
@@ -62,19 +66,26 @@ void DirectFlows::start(const HostPair& hosts, double bytes, std::function<void(
 
 // Looked up once per host pair: a flow's start then costs one probe where the pairs repeat (the butterflies, rings and
 // gossips); where most pairs are new (Prague), RouteSegments puts the route together without asking SimGrid.
-const DirectFlows::Route& DirectFlows::route(const HostPair& hosts) {
+DirectFlows::Route DirectFlows::route(const HostPair& hosts) {
   if (const Route* cached = routes_.find(hosts.key)) return *cached;
   const HostRoute links = route_segments_.links(hosts);
+  // Slices start at 32-bit offsets: 2^32 link ids would be 16 GiB of routes.
+  if (shared_links_.size() + links.links.size() > std::numeric_limits<std::uint32_t>::max())
+    throw std::length_error("DirectFlows: more than 2^32 link ids in the routes of distinct host pairs");
   Route r;
   r.latency_s = links.latency_s;
+  r.first_shared = static_cast<std::uint32_t>(shared_links_.size());
+  r.first_fat_pipe = static_cast<std::uint32_t>(fat_pipes_.size());
   for (const sg4::Link* link : links.links) {
     const LinkRole& role = role_of(link);
     if (role.kind == LinkRole::Kind::Shared)
-      r.shared.push_back(role.id);
+      shared_links_.push_back(role.id);
     else
-      r.fat_pipes.push_back(link);
+      fat_pipes_.push_back(link);
   }
-  return routes_.at(hosts.key) = std::move(r);
+  r.shared = static_cast<std::uint32_t>(shared_links_.size()) - r.first_shared;
+  r.fat_pipes = static_cast<std::uint32_t>(fat_pipes_.size()) - r.first_fat_pipe;
+  return routes_.at(hosts.key) = r;
 }
 
 // A shared link gets its flow-model link (with its bandwidth now) the first time a route crosses it, so links get

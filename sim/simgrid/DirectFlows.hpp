@@ -49,9 +49,12 @@ class DirectFlows {
   void set_solve_window(double window_s) { network_.set_solve_window(window_s); }
 
  private:
+  // A pair's route: its slices of shared_links_ (the links it shares) and fat_pipes_ (links that bound it only).
+  // Slices rather than vectors of its own: Prague meets thousands of new pairs a step, and a table of small slots
+  // grows (and is allocated) at a fraction of the cost of one holding two vectors per pair.
   struct Route {
-    std::vector<FlowNetwork::LinkId> shared;      // the links it shares (FATPIPE ones left out)
-    std::vector<const simgrid::s4u::Link*> fat_pipes;  // bound it only
+    std::uint32_t first_shared = 0, shared = 0;
+    std::uint32_t first_fat_pipe = 0, fat_pipes = 0;
     double latency_s = 0;
   };
   // What a SimGrid link is to the flow model, found out the first time a route crosses it.
@@ -59,7 +62,7 @@ class DirectFlows {
     enum class Kind : std::uint8_t { Unseen, Shared, FatPipe } kind = Kind::Unseen;
     FlowNetwork::LinkId id = 0;  // Shared: its link in network_
   };
-  const Route& route(const HostPair& hosts);
+  Route route(const HostPair& hosts);
   const LinkRole& role_of(const simgrid::s4u::Link* link);
   static std::uint64_t link_key(const simgrid::s4u::Link* link) { return reinterpret_cast<std::uintptr_t>(link); }
   void bandwidth_changed(const simgrid::s4u::Link& link);
@@ -73,6 +76,8 @@ class DirectFlows {
   KeyTable<LinkRole> link_roles_;
   RouteSegments& route_segments_;
   KeyTable<Route> routes_;  // by HostPair::key
+  std::vector<FlowNetwork::LinkId> shared_links_;
+  std::vector<const simgrid::s4u::Link*> fat_pipes_;
   std::vector<std::function<void()>> arrivals_;  // by flow id
   std::vector<FlowNetwork::FlowId> ended_;          // fire()'s, kept allocated
   std::vector<std::function<void()>> arriving_;
