@@ -68,20 +68,28 @@ void DirectFlows::start(const HostPair& hosts, double bytes, std::function<void(
 // gossips); where most pairs are new (Prague), RouteSegments puts the route together without asking SimGrid.
 DirectFlows::Route DirectFlows::route(const HostPair& hosts) {
   if (const Route* cached = routes_.find(hosts.key)) return *cached;
-  const HostRoute links = route_segments_.links(hosts);
+  // The pieces are read in place (RouteSegments::links would copy them into one list first), their latencies added
+  // in the same order.
+  const RouteSegments::Pieces pieces = route_segments_.route(hosts);
+  std::size_t link_count = 0;
+  for (std::uint32_t i = 0; i < pieces.count; ++i)
+    link_count += route_segments_.segment(pieces.segment[i]).links.size();
   // Slices start at 32-bit offsets: 2^32 link ids would be 16 GiB of routes.
-  if (shared_links_.size() + links.links.size() > std::numeric_limits<std::uint32_t>::max())
+  if (shared_links_.size() + fat_pipes_.size() + link_count > std::numeric_limits<std::uint32_t>::max())
     throw std::length_error("DirectFlows: more than 2^32 link ids in the routes of distinct host pairs");
   Route r;
-  r.latency_s = links.latency_s;
   r.first_shared = static_cast<std::uint32_t>(shared_links_.size());
   r.first_fat_pipe = static_cast<std::uint32_t>(fat_pipes_.size());
-  for (const sg4::Link* link : links.links) {
-    const LinkRole& role = role_of(link);
-    if (role.kind == LinkRole::Kind::Shared)
-      shared_links_.push_back(role.id);
-    else
-      fat_pipes_.push_back(link);
+  for (std::uint32_t i = 0; i < pieces.count; ++i) {
+    const HostRoute& piece = route_segments_.segment(pieces.segment[i]);
+    r.latency_s += piece.latency_s;
+    for (const sg4::Link* link : piece.links) {
+      const LinkRole& role = role_of(link);
+      if (role.kind == LinkRole::Kind::Shared)
+        shared_links_.push_back(role.id);
+      else
+        fat_pipes_.push_back(link);
+    }
   }
   r.shared = static_cast<std::uint32_t>(shared_links_.size()) - r.first_shared;
   r.fat_pipes = static_cast<std::uint32_t>(fat_pipes_.size()) - r.first_fat_pipe;
