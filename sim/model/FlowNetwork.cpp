@@ -250,7 +250,6 @@ void FlowNetwork::join(FlowId id, double remaining, double now) {
     k.last = now;
     k.queue.clear();
     k.alive = true;
-    k.fixed = false;
     k.safe_rate = kNever;
     // With no solved link it moves at its bound; else the solve sets its rate.
     k.rate = k.key.empty() && std::isfinite(k.bound) ? k.bound : 0;
@@ -469,6 +468,10 @@ void FlowNetwork::solve(double now) {
     ++stamp_;
     comp_classes_.clear();
     comp_links_.clear();
+    fill_classes_.clear();
+    fill_links_.clear();
+    fill_class_links_.clear();
+    fill_link_classes_.clear();
     for (const LinkId link : modified_) {
       links_[link].modified = false;
       if (!links_[link].solved) continue;
@@ -480,14 +483,16 @@ void FlowNetwork::solve(double now) {
     seeds_.clear();
     fill();
     rose_.clear();
-    for (const ClassId c : comp_classes_) {
-      const double r = classes_[c].new_rate;
+    for (std::size_t i = 0; i < comp_classes_.size(); ++i) {
+      const ClassId c = comp_classes_[i];
+      const double r = fill_classes_[i].new_rate;
       if (r > classes_[c].rate) rose_.push_back(c);
       set_class_rate(c, r, now);
     }
-    for (const LinkId link : comp_links_) {
-      const Link& l = links_[link];
-      if (l.moving.size() <= kFewFlows && l.capacity - l.rem < 0.5 * l.capacity) slack_.push_back(link);
+    for (std::size_t i = 0; i < comp_links_.size(); ++i) {
+      const Link& l = links_[comp_links_[i]];
+      if (l.moving.size() <= kFewFlows && l.capacity - fill_links_[i].rem < 0.5 * l.capacity)
+        slack_.push_back(comp_links_[i]);
     }
     if (!check_overflows(now)) break;
   }
@@ -495,36 +500,47 @@ void FlowNetwork::solve(double now) {
 }
 
 // Adds to the component being solved every class coupled to `seed` through solved links that can bind, and readies
-// them for the filling: each link's capacity left and its classes' flows weighted by 1 / penalty; each class's
-// capped_by_link. A class that crosses a link of the component no wider than its bound never reaches the bound
-// before that link fills (its flows share the link), so its bound needs no entry in the filling (a flow's bound is
-// its narrowest link's capacity: this is every class whose node link is solved).
+// them for the filling (fill_links_, fill_classes_): each link's capacity left and its classes' flows weighted by
+// 1 / penalty; each class's capped_by_link. A class that crosses a link of the component no wider than its bound
+// never reaches the bound before that link fills (its flows share the link), so its bound needs no entry in the
+// filling (a flow's bound is its narrowest link's capacity: this is every class whose node link is solved).
 void FlowNetwork::gather(ClassId seed) {
   if (classes_[seed].stamp == stamp_) return;
-  classes_[seed].stamp = stamp_;
-  classes_[seed].capped_by_link = false;
-  std::size_t next = comp_classes_.size();
-  comp_classes_.push_back(seed);
-  while (next < comp_classes_.size()) {
-    const Class& k = classes_[comp_classes_[next++]];
-    for (const LinkId link : k.key) {
+  const auto add_class = [&](ClassId c) {
+    Class& k = classes_[c];
+    k.stamp = stamp_;
+    k.local = static_cast<std::uint32_t>(comp_classes_.size());
+    comp_classes_.push_back(c);
+    FillClass& f = fill_classes_.emplace_back();
+    f.penalty = k.penalty;
+    f.bound = k.bound;
+    f.members = k.members;
+  };
+  add_class(seed);
+  for (std::size_t next = comp_classes_.size() - 1; next < comp_classes_.size(); ++next) {
+    fill_classes_[next].first_link = static_cast<std::uint32_t>(fill_class_links_.size());
+    for (const LinkId link : classes_[comp_classes_[next]].key) {
       Link& l = links_[link];
-      if (l.stamp == stamp_ || !l.binds()) continue;
-      l.stamp = stamp_;
-      comp_links_.push_back(link);
-      l.rem = l.capacity;
-      l.usage = 0;
-      l.unfixed = static_cast<std::uint32_t>(l.classes.size());
-      for (const ClassId d : l.classes) {
-        Class& m = classes_[d];
-        l.usage += m.members / m.penalty;
-        if (m.stamp != stamp_) {
-          m.stamp = stamp_;
-          m.capped_by_link = false;
-          comp_classes_.push_back(d);
+      if (l.stamp != stamp_) {
+        if (!l.binds()) continue;
+        l.stamp = stamp_;
+        l.local = static_cast<std::uint32_t>(comp_links_.size());
+        comp_links_.push_back(link);
+        FillLink& f = fill_links_.emplace_back();
+        f.rem = l.capacity;
+        f.unfixed = static_cast<std::uint32_t>(l.classes.size());
+        f.first_class = static_cast<std::uint32_t>(fill_link_classes_.size());
+        f.classes = f.unfixed;
+        for (const ClassId d : l.classes) {
+          const Class& m = classes_[d];
+          f.usage += m.members / m.penalty;
+          if (m.stamp != stamp_) add_class(d);
+          fill_link_classes_.push_back(m.local);
+          if (l.capacity <= m.bound) fill_classes_[m.local].capped_by_link = true;
         }
-        if (l.capacity <= m.bound) m.capped_by_link = true;
       }
+      fill_class_links_.push_back(l.local);
+      ++fill_classes_[next].links;
     }
   }
 }
@@ -538,37 +554,33 @@ void FlowNetwork::gather(ClassId seed) {
 // ranks: 97 bounded classes, one level), so they cost a scan, not a heap entry each.
 void FlowNetwork::fill() {
   levels_.clear();
-  for (const LinkId link : comp_links_) {  // gather() set their capacity left and usage
-    Link& l = links_[link];
-    ++l.version;
-    levels_.push_back({l.rem / l.usage, link, l.version});
-  }
+  for (std::uint32_t i = 0; i < fill_links_.size(); ++i)  // gather() set their capacity left and usage
+    levels_.push_back({fill_links_[i].rem / fill_links_[i].usage, i, fill_links_[i].version});
   std::make_heap(levels_.begin(), levels_.end(), std::greater<>{});
-  bound_levels_.clear();
+  bound_levels_.clear();  // by ClassId, the order of ties
   for (const ClassId c : comp_classes_) {
-    Class& k = classes_[c];
-    k.fixed = false;
-    k.new_rate = 0;
+    const FillClass& k = fill_classes_[classes_[c].local];
     if (std::isfinite(k.bound) && !k.capped_by_link) bound_levels_.push_back({k.bound * k.penalty, c});
   }
   if (!std::is_sorted(bound_levels_.begin(), bound_levels_.end(),
                       [](const auto& a, const auto& b) { return a.first < b.first; }))
     std::sort(bound_levels_.begin(), bound_levels_.end());
-  const auto fix = [&](ClassId c, double rate) {
-    Class& k = classes_[c];
+  const auto fix = [&](std::uint32_t c, double rate) {
+    FillClass& k = fill_classes_[c];
     k.fixed = true;
     k.new_rate = rate;
-    for (const LinkId link : k.key) {
-      Link& l = links_[link];
-      if (l.stamp != stamp_) continue;  // a link that cannot bind
+    for (std::uint32_t i = k.first_link; i < k.first_link + k.links; ++i) {
+      FillLink& l = fill_links_[fill_class_links_[i]];
       l.rem -= k.members * rate;
       --l.unfixed;
       if (l.unfixed == 0) continue;
       l.usage -= k.members / k.penalty;
       if (!(l.usage > 0)) {  // rounding: count again
         l.usage = 0;
-        for (const ClassId d : l.classes)
-          if (!classes_[d].fixed) l.usage += classes_[d].members / classes_[d].penalty;
+        for (std::uint32_t j = l.first_class; j < l.first_class + l.classes; ++j) {
+          const FillClass& d = fill_classes_[fill_link_classes_[j]];
+          if (!d.fixed) l.usage += d.members / d.penalty;
+        }
       }
       ++l.version;  // its entry in the heap is now below its level: it is pushed again when it comes up
     }
@@ -578,24 +590,25 @@ void FlowNetwork::fill() {
     // A bound at a link's level goes first: either order gives the class the same rate.
     if (next_bound < bound_levels_.size() &&
         (levels_.empty() || bound_levels_[next_bound].first <= levels_.front().level)) {
-      const ClassId c = bound_levels_[next_bound++].second;
-      if (!classes_[c].fixed) fix(c, classes_[c].bound);
+      const std::uint32_t c = classes_[bound_levels_[next_bound++].second].local;
+      if (!fill_classes_[c].fixed) fix(c, fill_classes_[c].bound);
       continue;
     }
     if (levels_.empty()) break;
     std::pop_heap(levels_.begin(), levels_.end(), std::greater<>{});
     const Level e = levels_.back();
     levels_.pop_back();
-    const Link& l = links_[e.id];
+    const FillLink& l = fill_links_[e.link];
     if (l.unfixed == 0) continue;
     if (e.version != l.version) {
-      levels_.push_back({std::max(l.rem, 0.0) / l.usage, e.id, l.version});
+      levels_.push_back({std::max(l.rem, 0.0) / l.usage, e.link, l.version});
       std::push_heap(levels_.begin(), levels_.end(), std::greater<>{});
       continue;
     }
-    // `fix` changes the classes' state only, not l.classes.
-    for (const ClassId c : l.classes) {
-      const Class& k = classes_[c];
+    // `fix` changes the classes' state only, not the link's list of classes.
+    for (std::uint32_t i = l.first_class; i < l.first_class + l.classes; ++i) {
+      const std::uint32_t c = fill_link_classes_[i];
+      const FillClass& k = fill_classes_[c];
       if (!k.fixed) fix(c, k.capped_by_link ? std::min(e.level / k.penalty, k.bound) : e.level / k.penalty);
     }
   }
