@@ -57,8 +57,12 @@ void FreshRanks::unite(const std::vector<std::int64_t>& message_ints) {
   for (std::size_t i = 0; i < words_.size(); ++i) words_[i] |= message_ints[i + 1];
 }
 
-void FreshRanks::append_to(std::vector<std::int64_t>& message_ints) const {
-  message_ints.insert(message_ints.end(), words_.begin(), words_.end());
+std::vector<std::int64_t> FreshRanks::message_ints(std::int64_t version) const {
+  std::vector<std::int64_t> ints;
+  ints.reserve(1 + words_.size());
+  ints.push_back(version);
+  ints.insert(ints.end(), words_.begin(), words_.end());
+  return ints;
 }
 
 PartialReduction::PartialReduction(Comm& comm, PartialSchedule schedule, double logical_bytes, TagOf tag_of)
@@ -167,9 +171,7 @@ Message PartialReduction::swap(std::int64_t version, int partner, Tag tag, Paylo
 }
 
 Payload PartialReduction::pack(std::int64_t version, std::span<const float> values, const FreshRanks& fresh) {
-  std::vector<std::int64_t> ints{version};
-  fresh.append_to(ints);
-  return Payload{spares_.carrying(values), std::move(ints)};
+  return Payload{spares_.carrying(values), fresh.message_ints(version)};
 }
 
 void PartialReduction::check_version(std::int64_t version, const Message& m) {

@@ -36,7 +36,9 @@ class FreshRanks {
   void clear();
   // The set a partner sent (message_ints[0] is the version), of ranks disjoint from this set's.
   void unite(const std::vector<std::int64_t>& message_ints);
-  void append_to(std::vector<std::int64_t>& message_ints) const;
+  // A message's ints carrying the set: the version, then the set's words, in one allocation (a reduction sends one
+  // per partner and phase: at 4,096 ranks 49,000 a step).
+  std::vector<std::int64_t> message_ints(std::int64_t version) const;
 
  private:
   std::vector<std::int64_t> words_;  // listed: bit r of word r / 64; counted: one word, the count

@@ -721,4 +721,29 @@ TEST(PartialReduction, ReceivedVectorsCarryTheNextSendsAndTheSumsStayExact) {
   }
 }
 
+// A reduction message's ints are the version, then the sender's fresh ranks: united into the receiver's disjoint set,
+// listed (bits over several words) or counted (one word, the count).
+TEST(FreshRanks, MessageIntsCarryTheVersionAndTheSetToTheReceiver) {
+  FreshRanks sent(130, true);
+  for (const int r : {0, 64, 129}) sent.insert(r);
+  const std::vector<std::int64_t> ints = sent.message_ints(7);
+  ASSERT_EQ(ints.size(), 4u);  // the version and three words of 64 ranks
+  EXPECT_EQ(ints[0], 7);
+  FreshRanks received(130, true);
+  received.insert(5);
+  received.unite(ints);
+  EXPECT_EQ(received.count(), 4);
+  for (const int r : {0, 5, 64, 129}) EXPECT_TRUE(received.contains(r)) << "rank " << r;
+  for (const int r : {1, 63, 65, 128}) EXPECT_FALSE(received.contains(r)) << "rank " << r;
+
+  FreshRanks counted(130, false);
+  counted.insert(3);
+  counted.insert(4);
+  EXPECT_EQ(counted.message_ints(2), (std::vector<std::int64_t>{2, 2}));
+  FreshRanks counted_received(130, false);
+  counted_received.insert(9);
+  counted_received.unite(counted.message_ints(2));
+  EXPECT_EQ(counted_received.count(), 3);
+}
+
 }  // namespace quorum
