@@ -230,8 +230,8 @@ class FlowNetwork {
   std::vector<ClassId> comp_classes_;
   std::vector<LinkId> comp_links_;
   std::vector<LinkId> overflowing_;
-  std::vector<FillLink> fill_links_;          // comp_links_'s, in its order
-  std::vector<FillClass> fill_classes_;      // comp_classes_'s, in its order
+  std::vector<FillLink> fill_links_;      // comp_links_'s, in its order
+  std::vector<FillClass> fill_classes_;  // comp_classes_'s, in its order
   std::vector<std::uint32_t> fill_link_classes_;
   std::vector<std::uint32_t> fill_class_links_;
   std::vector<Level> levels_;  // a min-heap, kept allocated between solves
