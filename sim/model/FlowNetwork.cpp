@@ -558,9 +558,9 @@ void FlowNetwork::fill() {
     levels_.push_back({fill_links_[i].rem / fill_links_[i].usage, i, fill_links_[i].version});
   std::make_heap(levels_.begin(), levels_.end(), std::greater<>{});
   bound_levels_.clear();  // by ClassId, the order of ties
-  for (const ClassId c : comp_classes_) {
-    const FillClass& k = fill_classes_[classes_[c].local];
-    if (std::isfinite(k.bound) && !k.capped_by_link) bound_levels_.push_back({k.bound * k.penalty, c});
+  for (std::size_t i = 0; i < fill_classes_.size(); ++i) {
+    const FillClass& k = fill_classes_[i];
+    if (std::isfinite(k.bound) && !k.capped_by_link) bound_levels_.push_back({k.bound * k.penalty, comp_classes_[i]});
   }
   if (!std::is_sorted(bound_levels_.begin(), bound_levels_.end(),
                       [](const auto& a, const auto& b) { return a.first < b.first; }))

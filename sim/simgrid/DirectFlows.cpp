@@ -71,12 +71,6 @@ DirectFlows::Route DirectFlows::route(const HostPair& hosts) {
   // The pieces are read in place (RouteSegments::links would copy them into one list first), their latencies added
   // in the same order.
   const RouteSegments::Pieces pieces = route_segments_.route(hosts);
-  std::size_t link_count = 0;
-  for (std::uint32_t i = 0; i < pieces.count; ++i)
-    link_count += route_segments_.segment(pieces.segment[i]).links.size();
-  // Slices start at 32-bit offsets: 2^32 link ids would be 16 GiB of routes.
-  if (shared_links_.size() + fat_pipes_.size() + link_count > std::numeric_limits<std::uint32_t>::max())
-    throw std::length_error("DirectFlows: more than 2^32 link ids in the routes of distinct host pairs");
   Route r;
   r.first_shared = static_cast<std::uint32_t>(shared_links_.size());
   r.first_fat_pipe = static_cast<std::uint32_t>(fat_pipes_.size());
@@ -91,6 +85,10 @@ DirectFlows::Route DirectFlows::route(const HostPair& hosts) {
         fat_pipes_.push_back(link);
     }
   }
+  // Slices are 32-bit offsets: 2^32 link ids would be 16 GiB of routes.
+  if (shared_links_.size() > std::numeric_limits<std::uint32_t>::max() ||
+      fat_pipes_.size() > std::numeric_limits<std::uint32_t>::max())
+    throw std::length_error("DirectFlows: more than 2^32 link ids in the routes of distinct host pairs");
   r.shared = static_cast<std::uint32_t>(shared_links_.size()) - r.first_shared;
   r.fat_pipes = static_cast<std::uint32_t>(fat_pipes_.size()) - r.first_fat_pipe;
   return routes_.at(hosts.key) = r;
