@@ -10,6 +10,8 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/simix.hpp>
 
+#include <cstdint>
+
 namespace quorum {
 
 namespace simgrid_kernel {
@@ -26,6 +28,7 @@ class WakeUp {
   void wait() {
     if (actor_ == nullptr) actor_ = simgrid::s4u::Actor::self()->get_impl();
     waiting_ = true;
+    frame_ = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
     try {
       simcall_run_blocking([] {}, nullptr);  // answered by wake(), in maestro
     } catch (...) {
@@ -37,6 +40,7 @@ class WakeUp {
   void wake() {
     if (!waiting_) return;
     waiting_ = false;
+    prefetch_stack_top();
     simgrid::kernel::actor::ActorImpl* actor = actor_;
     if (simgrid::s4u::Actor::is_maestro())
       simgrid_kernel::answer_simcall(actor);
@@ -45,8 +49,22 @@ class WakeUp {
   }
 
  private:
+  // The sleeping actor resumes by popping its registers from the top of its stack and returning through SimGrid's
+  // frames up to wait()'s: 696 bytes below wait()'s frame with SimGrid 3.32 (measured). Thousands of other actors run
+  // between two of its resumes, so those lines are cold by then: at 4,096 ranks eager-SGD resumes 56,000 actors a
+  // step, and the first pop, a cache and TLB miss, took 11 to 27% of the step (perf). Fetching them at the wake
+  // overlaps the miss with what maestro and the actors before it do until the resume. A prefetch never faults, so
+  // a deeper stack elsewhere costs only the benefit.
+  static constexpr std::uintptr_t kCacheLine = 64;
+  static constexpr std::uintptr_t kStackBelowFrame = 12 * kCacheLine;
+  void prefetch_stack_top() const {
+    for (std::uintptr_t at = frame_ - kStackBelowFrame; at <= frame_; at += kCacheLine)
+      __builtin_prefetch(reinterpret_cast<const void*>(at));
+  }
+
   simgrid::kernel::actor::ActorImpl* actor_ = nullptr;  // the actor that waits (always the same one)
   bool waiting_ = false;
+  std::uintptr_t frame_ = 0;  // wait()'s frame, where the actor's stack stands while it sleeps
 };
 
 }  // namespace quorum
