@@ -107,6 +107,10 @@ nlohmann::json make_summary(const Scenario& s, const RunRecorder& recorder, cons
   // ranks record apart, and for runs of one step).
   const std::optional<double> per_step = recorder.wall_s_per_step();
   j["wall_s_per_step"] = per_step ? nlohmann::json(*per_step) : nlohmann::json(nullptr);
+  // The same clock step by step: where its time went (the other ranks' ending, when one rank ends its last step
+  // well after them, shows as a long last interval).
+  const std::vector<double>& step_ends = recorder.step_end_wall_s();
+  j["wall_s_at_step_ends"] = step_ends.empty() ? nlohmann::json(nullptr) : nlohmann::json(step_ends);
   j["throughput_steps_per_s"] = throughput;
   j["samples_per_s"] = throughput * training * static_cast<double>(s.math.batch);
   j["aggregate_steps_per_s"] = aggregate.steps_per_s;

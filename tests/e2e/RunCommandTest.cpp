@@ -2,8 +2,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "tests/support/Cli.hpp"
 #include "tests/support/Files.hpp"
@@ -66,7 +68,13 @@ TEST(RunCommand, SameScenarioAndSeedGiveIdenticalSummaries) {
     // The simulator's speed within the run: at most the whole run's wall time per step after the first.
     EXPECT_GT(sa["wall_s_per_step"].get<double>(), 0);
     EXPECT_LE(sa["wall_s_per_step"].get<double>() * 29, sa["wall_time_s"].get<double>());
-    for (const char* wall : {"wall_time_s", "wall_s_per_step"}) {
+    // Its step ends, one per step, in order; the speed is their span over the steps between.
+    const auto ends = sa["wall_s_at_step_ends"].get<std::vector<double>>();
+    ASSERT_EQ(ends.size(), 30u);
+    EXPECT_TRUE(std::is_sorted(ends.begin(), ends.end()));
+    EXPECT_LE(ends.back(), sa["wall_time_s"].get<double>());
+    EXPECT_DOUBLE_EQ(sa["wall_s_per_step"].get<double>(), (ends.back() - ends.front()) / 29);
+    for (const char* wall : {"wall_time_s", "wall_s_per_step", "wall_s_at_step_ends"}) {
       sa.erase(wall);
       sb.erase(wall);
     }

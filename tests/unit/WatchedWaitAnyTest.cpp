@@ -114,6 +114,7 @@ nlohmann::json summary(const nlohmann::json& scenario, std::size_t watched_from)
   EXPECT_TRUE(r.ok) << r.error;
   r.summary.erase("wall_time_s");
   r.summary.erase("wall_s_per_step");
+  r.summary.erase("wall_s_at_step_ends");
   return r.summary;
 }
 
