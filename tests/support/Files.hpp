@@ -21,6 +21,12 @@ inline nlohmann::json read_json(const std::string& path) {
   return nlohmann::json::parse(in);
 }
 
+// Takes out of a summary.json the fields read off the wall clock, which no two runs share, so that two runs'
+// summaries can be compared whole.
+inline void erase_wall_fields(nlohmann::json& summary) {
+  for (const char* field : {"wall_time_s", "wall_s_per_step", "wall_s_at_step_ends"}) summary.erase(field);
+}
+
 // Splits a CSV line as RFC 4180 does (quoted cells may hold commas and doubled quotes).
 inline std::vector<std::string> csv_cells(const std::string& line) {
   std::vector<std::string> cells(1);

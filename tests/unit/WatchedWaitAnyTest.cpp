@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/simgrid/SimComm.hpp"
+#include "tests/support/Files.hpp"
 #include "tests/support/ScenarioHarness.hpp"
 #include "tests/support/SimHarness.hpp"
 
@@ -112,9 +113,7 @@ nlohmann::json summary(const nlohmann::json& scenario, std::size_t watched_from)
   WatchedFrom setting(watched_from);
   auto r = testing::simulate_scenario(scenario);
   EXPECT_TRUE(r.ok) << r.error;
-  r.summary.erase("wall_time_s");
-  r.summary.erase("wall_s_per_step");
-  r.summary.erase("wall_s_at_step_ends");
+  testing::erase_wall_fields(r.summary);
   return r.summary;
 }
 
