@@ -4,7 +4,11 @@
 #include <numeric>
 #include <vector>
 
+#include "kernels/models/ProductBlocking.hpp"
+
 namespace quorum {
+
+Model::Model() { fix_product_blocking(); }
 
 Evaluation evaluate(const Model& model, std::span<const float> params, const Dataset& data, std::int64_t chunk) {
   double loss_sum = 0.0, correct = 0.0;

@@ -26,6 +26,10 @@ class Model {
   virtual double loss_and_gradient(std::span<const float> params, const Batch& batch, std::span<float> grad) const = 0;
   // Mean loss (and accuracy) over a batch, without gradient.
   virtual Evaluation evaluate_batch(std::span<const float> params, const Batch& batch) const = 0;
+
+ protected:
+  // Fixes Eigen's product blocking (ProductBlocking.hpp) before any model computes, so results match across machines.
+  Model();
 };
 
 // Mean loss and accuracy over a whole data set, in chunks so memory stays bounded.

@@ -1,13 +1,16 @@
 // Gradients of the proxy models against finite differences, and the data sets they read.
 #include <gtest/gtest.h>
 
+#include <Eigen/Core>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 #include "kernels/data/FashionMnist.hpp"
 #include "kernels/data/SyntheticHyperplane.hpp"
 #include "kernels/models/HyperplaneRegression.hpp"
 #include "kernels/models/Mlp.hpp"
+#include "kernels/models/ProductBlocking.hpp"
 #include "kernels/models/SoftmaxRegression.hpp"
 #include "kernels/random/SeedStream.hpp"
 
@@ -59,6 +62,31 @@ TEST(Models, MlpGradientMatchesFiniteDifferences) {
   std::vector<float> params(model.num_params());
   model.init(params, 3);
   expect_gradient_matches(model, params, random_classification_batch(12, 5, 3, 2));
+}
+
+// Eigen blocks a product's inner dimension by the L1 size it believes in, which changes the order of the additions:
+// the reason a model fixes the sizes instead of taking the processor's.
+TEST(Models, ProductBitsDependOnTheBlockingCacheSizes) {
+  Rng rng(5);
+  Eigen::MatrixXf a(128, 784), b(784, 64);
+  for (Eigen::Index i = 0; i < a.size(); ++i) a.data()[i] = static_cast<float>(rng.normal());
+  for (Eigen::Index i = 0; i < b.size(); ++i) b.data()[i] = static_cast<float>(rng.normal());
+  Eigen::setCpuCacheSizes(kProductBlockingL1Bytes, kProductBlockingL2Bytes, kProductBlockingL3Bytes);
+  const Eigen::MatrixXf fixed = a * b;
+  Eigen::setCpuCacheSizes(64 * 1024, 512 * 1024, 32 * 1024 * 1024);  // an L1 of another processor
+  const Eigen::MatrixXf other = a * b;
+  Eigen::setCpuCacheSizes(kProductBlockingL1Bytes, kProductBlockingL2Bytes, kProductBlockingL3Bytes);
+  EXPECT_NE(std::memcmp(fixed.data(), other.data(), sizeof(float) * static_cast<std::size_t>(fixed.size())), 0);
+  EXPECT_TRUE(fixed.isApprox(other, 1e-5f));  // the same product up to rounding
+}
+
+TEST(Models, AModelFixesTheProductBlockingWhateverTheProcessor) {
+  const SoftmaxRegression model(784, 10);
+  (void)model;
+  // Without the fix these are the sizes CPUID gives (on one VM here: 32 KiB, 512 KiB, 256 MiB).
+  EXPECT_EQ(Eigen::l1CacheSize(), kProductBlockingL1Bytes);
+  EXPECT_EQ(Eigen::l2CacheSize(), kProductBlockingL2Bytes);
+  EXPECT_EQ(Eigen::l3CacheSize(), kProductBlockingL3Bytes);
 }
 
 TEST(Models, HyperplaneGradientMatchesFiniteDifferences) {
