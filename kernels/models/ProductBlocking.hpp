@@ -15,5 +15,7 @@ inline constexpr long kProductBlockingL3Bytes = 2 * 1024 * 1024;
 // Sets Eigen's blocking cache sizes to the ones above, once per process; thread-safe. Every Model's constructor calls
 // it, so no product runs before it.
 void fix_product_blocking();
+// Sets them now, every time it is called (not thread-safe: Eigen's sizes are process-wide); for code that changed them.
+void set_fixed_product_blocking();
 
 }  // namespace quorum
