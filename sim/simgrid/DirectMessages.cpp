@@ -5,6 +5,8 @@
 #include <xbt/config.hpp>
 
 #include <functional>
+#include <limits>
+#include <stdexcept>
 #include <string>
 
 #include "sim/simgrid/HostRoute.hpp"
@@ -46,7 +48,8 @@ void DirectMessages::send(std::uint64_t key, const HostPair& hosts, std::unique_
   } else {
     m.duration_s = route_cost(hosts).duration(bytes);
   }
-  Box& box = boxes_.at(key);  // held only through kernel-side calls (no simcall: no other actor runs meanwhile)
+  const std::uint32_t index = box_of(key);
+  Box& box = boxes_[index];  // held only through kernel-side calls (no simcall: no other actor runs meanwhile)
   while (!box.receivers.empty() && box.receivers.front()->abandoned) box.receivers.pop_front();
   if (box.receivers.empty()) {
     box.unmatched.push_back(std::move(m));
@@ -54,20 +57,46 @@ void DirectMessages::send(std::uint64_t key, const HostPair& hosts, std::unique_
   }
   std::shared_ptr<End> receiver = std::move(box.receivers.front());
   box.receivers.pop_front();
-  if (box.receivers.empty() && box.unmatched.empty()) boxes_.erase(key);  // most keys serve one message
+  release_box_if_empty(key, index);  // most keys serve one message
   start(std::move(m), std::move(receiver));
 }
 
 void DirectMessages::receive(std::uint64_t key, std::shared_ptr<End> receiver) {
-  Box& box = boxes_.at(key);
+  const std::uint32_t index = box_of(key);
+  Box& box = boxes_[index];
   if (box.unmatched.empty()) {
     box.receivers.push_back(std::move(receiver));
     return;
   }
   InFlight m = std::move(box.unmatched.front());
   box.unmatched.pop_front();
-  if (box.receivers.empty() && box.unmatched.empty()) boxes_.erase(key);
+  release_box_if_empty(key, index);
   start(std::move(m), std::move(receiver));
+}
+
+// The box of `key`, given one from the free list (or a new one) on first use.
+std::uint32_t DirectMessages::box_of(std::uint64_t key) {
+  std::uint32_t& entry = box_index_.at(key);
+  if (entry != 0) return entry - 1;
+  std::uint32_t index;
+  if (free_boxes_.empty()) {
+    if (boxes_.size() >= std::numeric_limits<std::uint32_t>::max())
+      throw std::length_error("DirectMessages: more than 2^32 - 1 mailboxes with something pending");
+    index = static_cast<std::uint32_t>(boxes_.size());
+    boxes_.emplace_back();
+  } else {
+    index = free_boxes_.back();
+    free_boxes_.pop_back();
+  }
+  entry = index + 1;
+  return index;
+}
+
+void DirectMessages::release_box_if_empty(std::uint64_t key, std::uint32_t index) {
+  const Box& box = boxes_[index];
+  if (!box.receivers.empty() || !box.unmatched.empty()) return;
+  box_index_.erase(key);
+  free_boxes_.push_back(index);
 }
 
 // Both sides have posted: the transfer runs from now.
@@ -75,10 +104,23 @@ void DirectMessages::start(InFlight message, std::shared_ptr<End> receiver) {
   if (message.hosts.from != nullptr) {
     const HostPair hosts = message.hosts;
     const double bytes = message.bytes;
-    flows_->start(hosts, bytes,
-                  [this, in_flight = std::make_shared<InFlight>(std::move(message)), receiver = std::move(receiver)] {
-                    arrive(*in_flight, receiver);
-                  });
+    std::uint32_t slot;
+    if (free_shared_slots_.empty()) {
+      if (shared_in_flight_.size() >= std::numeric_limits<std::uint32_t>::max())
+        throw std::length_error("DirectMessages: more than 2^32 - 1 shared messages in flight");
+      slot = static_cast<std::uint32_t>(shared_in_flight_.size());
+      shared_in_flight_.emplace_back();
+    } else {
+      slot = free_shared_slots_.back();
+      free_shared_slots_.pop_back();
+    }
+    shared_in_flight_[slot] = Delivery{std::move(message), std::move(receiver)};
+    flows_->start(hosts, bytes, [this, slot] {
+      // Taken out of its slot first: the slot may be reused by the time the receiver runs.
+      Delivery d = std::move(shared_in_flight_[slot]);
+      free_shared_slots_.push_back(slot);
+      arrive(d.message, d.receiver);
+    });
     return;
   }
   const double arrival = sg4::Engine::get_clock() + message.duration_s;

@@ -180,6 +180,48 @@ TEST(DirectMessages, MatchingKeepsEachTriplesOrderAndAnySourceArrivalOrder) {
   EXPECT_TRUE(r.per_rank[kSenders].get<bool>());
 }
 
+// Mailboxes come and go (a box is released when its key drains and handed to the next new key) and shared messages
+// end in another order than they started (a slot is freed and reused while others are in flight): every message
+// still reaches the receive of its own (source, destination, tag), with its own payload.
+TEST(DirectMessages, ReusedMailboxesAndFlightSlotsDeliverEveryMessageToItsOwnReceive) {
+  constexpr int kReceivers = 3;
+  constexpr int kRounds = 8;
+  constexpr int kTags = 5;
+  const auto r = run_simulated(switch_of(kReceivers + 1), [&](Comm& comm) -> nlohmann::json {
+    if (comm.rank() == 0) {
+      std::vector<RequestPtr> data;
+      for (int k = 0; k < kRounds; ++k) {
+        for (int d = 1; d <= kReceivers; ++d) {
+          comm.post(d, tags::make(Channel::Activation, k % kTags), Payload{{}, {d, k}}, kControlBytes);
+          // Larger first: the later, smaller ones end first.
+          const double bytes = 1e-4 * kBandwidth * (kRounds - k) * d;
+          data.push_back(comm.isend(d, kDataTag, Payload{{}, {d, k}}, bytes));
+        }
+        comm.sleep_for(k % 2 == 0 ? 1e-7 : 1e-3);  // some rounds arrive before their receives, some after
+      }
+      comm.wait_all(data);
+      return nullptr;
+    }
+    bool right = true;
+    std::vector<RequestPtr> data;
+    for (int k = 0; k < kRounds; ++k) data.push_back(comm.irecv(0, kDataTag));
+    for (int k = 0; k < kRounds; ++k) {
+      // Late at first (rounds k and k + kTags queue on one mailbox), then early (receives wait for their sends).
+      if (k == 0) comm.sleep_for(2.5e-3);
+      const Message m = comm.recv(0, tags::make(Channel::Activation, k % kTags));
+      right = right && m.payload.ints == std::vector<std::int64_t>{comm.rank(), k};
+    }
+    for (int k = 0; k < kRounds; ++k) {
+      comm.wait(data[static_cast<std::size_t>(k)]);
+      const Message m = comm.take(data[static_cast<std::size_t>(k)]);
+      right = right && m.payload.ints == std::vector<std::int64_t>{comm.rank(), k};
+    }
+    return right;
+  });
+  ASSERT_TRUE(r.ok) << r.error;
+  for (int d = 1; d <= kReceivers; ++d) EXPECT_TRUE(r.per_rank[static_cast<std::size_t>(d)].get<bool>()) << d;
+}
+
 TEST(DirectMessages, ASendEndsAtTheArrivalAndWaitAnyTakesTheFirstToEnd) {
   const auto r = run_simulated(switch_of(2), [](Comm& comm) -> nlohmann::json {
     if (comm.rank() == 0) {
