@@ -5,6 +5,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/model/FreeSlots.hpp"
+
 namespace quorum {
 
 namespace {
@@ -56,14 +58,7 @@ void FlowNetwork::set_capacity(LinkId link, double capacity_Bps, double now) {
 FlowNetwork::FlowId FlowNetwork::start(double now, std::span<const LinkId> route, double bytes, double latency_s,
                                        double penalty, double bound_Bps) {
   if (!(penalty > 0)) throw std::invalid_argument("FlowNetwork: a flow's penalty must be positive");
-  FlowId id;
-  if (!free_flows_.empty()) {
-    id = free_flows_.back();
-    free_flows_.pop_back();
-  } else {
-    id = static_cast<FlowId>(flows_.size());
-    flows_.emplace_back();
-  }
+  const FlowId id = take_free_slot(flows_, free_flows_, "FlowNetwork: flows");
   Flow& f = flows_[id];
   f.route.assign(route.begin(), route.end());
   f.slot.assign(route.size(), 0);
@@ -232,14 +227,7 @@ void FlowNetwork::join(FlowId id, double remaining, double now) {
   end_key(flows_[id].penalty, flows_[id].bound);
   auto [it, added] = class_of_key_.try_emplace(key_scratch_, kNoClass);
   if (added) {
-    ClassId c;
-    if (!free_classes_.empty()) {
-      c = free_classes_.back();
-      free_classes_.pop_back();
-    } else {
-      c = static_cast<ClassId>(classes_.size());
-      classes_.emplace_back();
-    }
+    const ClassId c = take_free_slot(classes_, free_classes_, "FlowNetwork: classes");
     it->second = c;
     Class& k = classes_[c];
     k.key.assign(key_scratch_.begin(), key_scratch_.end() - 2);

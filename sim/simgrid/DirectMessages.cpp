@@ -5,10 +5,9 @@
 #include <xbt/config.hpp>
 
 #include <functional>
-#include <limits>
-#include <stdexcept>
 #include <string>
 
+#include "sim/model/FreeSlots.hpp"
 #include "sim/simgrid/HostRoute.hpp"
 
 namespace quorum {
@@ -78,16 +77,7 @@ void DirectMessages::receive(std::uint64_t key, std::shared_ptr<End> receiver) {
 std::uint32_t DirectMessages::box_of(std::uint64_t key) {
   std::uint32_t& entry = box_index_.at(key);
   if (entry != 0) return entry - 1;
-  std::uint32_t index;
-  if (free_boxes_.empty()) {
-    if (boxes_.size() >= std::numeric_limits<std::uint32_t>::max())
-      throw std::length_error("DirectMessages: more than 2^32 - 1 mailboxes with something pending");
-    index = static_cast<std::uint32_t>(boxes_.size());
-    boxes_.emplace_back();
-  } else {
-    index = free_boxes_.back();
-    free_boxes_.pop_back();
-  }
+  const std::uint32_t index = take_free_slot(boxes_, free_boxes_, "DirectMessages: mailboxes with something pending");
   entry = index + 1;
   return index;
 }
@@ -104,16 +94,8 @@ void DirectMessages::start(InFlight message, std::shared_ptr<End> receiver) {
   if (message.hosts.from != nullptr) {
     const HostPair hosts = message.hosts;
     const double bytes = message.bytes;
-    std::uint32_t slot;
-    if (free_shared_slots_.empty()) {
-      if (shared_in_flight_.size() >= std::numeric_limits<std::uint32_t>::max())
-        throw std::length_error("DirectMessages: more than 2^32 - 1 shared messages in flight");
-      slot = static_cast<std::uint32_t>(shared_in_flight_.size());
-      shared_in_flight_.emplace_back();
-    } else {
-      slot = free_shared_slots_.back();
-      free_shared_slots_.pop_back();
-    }
+    const std::uint32_t slot =
+        take_free_slot(shared_in_flight_, free_shared_slots_, "DirectMessages: shared messages in flight");
     shared_in_flight_[slot] = Delivery{std::move(message), std::move(receiver)};
     flows_->start(hosts, bytes, [this, slot] {
       // Taken out of its slot first: the slot may be reused by the time the receiver runs.

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/model/FreeSlots.hpp"
 #include "sim/simgrid/KernelAlarm.hpp"
 
 namespace quorum {
@@ -28,15 +29,8 @@ class TimedQueue {
   TimedQueue& operator=(const TimedQueue&) = delete;
 
   void add(double date, Event event) {
-    std::uint32_t slot;
-    if (free_.empty()) {
-      slot = static_cast<std::uint32_t>(events_.size());
-      events_.push_back(std::move(event));
-    } else {
-      slot = free_.back();
-      free_.pop_back();
-      events_[slot] = std::move(event);
-    }
+    const std::uint32_t slot = take_free_slot(events_, free_, "TimedQueue: events due");
+    events_[slot] = std::move(event);
     heap_.push_back({date, next_seq_++, slot});
     std::push_heap(heap_.begin(), heap_.end(), later);
     if (!alarm_.is_set() || date < alarm_.date()) alarm_.set(date);
