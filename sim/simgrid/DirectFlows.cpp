@@ -47,7 +47,7 @@ DirectFlows::~DirectFlows() {
   if (current == this) current = nullptr;
 }
 
-void DirectFlows::start(const HostPair& hosts, double bytes, std::function<void()> arrived) {
+void DirectFlows::start(const HostPair& hosts, double bytes, std::uint32_t token) {
   const Route r = route(hosts);
   const std::span<const FlowNetwork::LinkId> shared(shared_links_.data() + r.first_shared, r.shared);
   // CM02's bound: the narrowest link's bandwidth now, and the TCP window over the route's latency.
@@ -59,8 +59,8 @@ void DirectFlows::start(const HostPair& hosts, double bytes, std::function<void(
   const double penalty = r.latency_s > 0 ? r.latency_s : 1.0;
   const double now = sg4::Engine::get_clock();
   const auto id = network_.start(now, shared, std::max(bytes, 0.0), r.latency_s, penalty, bound);
-  if (arrivals_.size() <= id) arrivals_.resize(id + 1);
-  arrivals_[id] = std::move(arrived);
+  if (tokens_.size() <= id) tokens_.resize(id + 1);
+  tokens_[id] = token;
   schedule();
 }
 
@@ -132,8 +132,8 @@ void DirectFlows::fire() {
   // Taken out first: an arrival may start flows, which may reuse these ids. (Timers never nest: fire() is not
   // re-entered while it runs them.)
   arriving_.clear();
-  for (const auto id : ended_) arriving_.push_back(std::move(arrivals_[id]));
-  for (auto& a : arriving_) a();
+  for (const auto id : ended_) arriving_.push_back(tokens_[id]);
+  if (!arriving_.empty()) arrived_(arriving_);
   schedule();
 }
 

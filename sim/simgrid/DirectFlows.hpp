@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "sim/model/FlowNetwork.hpp"
@@ -42,8 +43,14 @@ class DirectFlows {
   DirectFlows(const DirectFlows&) = delete;
   DirectFlows& operator=(const DirectFlows&) = delete;
 
-  // Starts a transfer of `bytes` from `from` to `to` now; `arrived` runs in maestro when its last byte has arrived.
-  void start(const HostPair& hosts, double bytes, std::function<void()> arrived);
+  // Who hears of the arrivals: called in maestro with the tokens of the transfers whose last byte arrived at one
+  // instant, in the order they ended (a batch: at 4,096 ranks hundreds of flows end at once, and the listener fetches
+  // what they touch across it). Must be set before the first start().
+  using Arrivals = std::function<void(std::span<const std::uint32_t> tokens)>;
+  void set_arrivals(Arrivals arrived) { arrived_ = std::move(arrived); }
+
+  // Starts a transfer of `bytes` from `from` to `to` now; its arrival is told with `token`.
+  void start(const HostPair& hosts, double bytes, std::uint32_t token);
 
   const FlowNetwork& network() const { return network_; }
   void set_solve_window(double window_s) { network_.set_solve_window(window_s); }
@@ -78,9 +85,10 @@ class DirectFlows {
   KeyTable<Route> routes_;  // by HostPair::key
   std::vector<FlowNetwork::LinkId> shared_links_;
   std::vector<const simgrid::s4u::Link*> fat_pipes_;
-  std::vector<std::function<void()>> arrivals_;  // by flow id
-  std::vector<FlowNetwork::FlowId> ended_;          // fire()'s, kept allocated
-  std::vector<std::function<void()>> arriving_;
+  Arrivals arrived_;
+  std::vector<std::uint32_t> tokens_;        // by flow id
+  std::vector<FlowNetwork::FlowId> ended_;  // fire()'s, kept allocated
+  std::vector<std::uint32_t> arriving_;
   KernelAlarm alarm_{[this] { fire(); }};  // at the network's next event
 };
 

@@ -10,7 +10,10 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/simix.hpp>
 
+#include <cstddef>
 #include <cstdint>
+
+#include "sim/simgrid/CacheTouch.hpp"
 
 namespace quorum {
 
@@ -20,10 +23,16 @@ namespace simgrid_kernel {
 // s4u::Actor::get_impl() returns. WakeUpTest checks it against real actors.
 void answer_simcall(simgrid::kernel::actor::ActorImpl* actor) __asm__(
     "_ZN7simgrid6kernel5actor9ActorImpl14simcall_answerEv");
+// Likewise ActorImpl::is_maestro(), a getter that reads the actor's context (what simcall_answer reads first).
+bool actor_is_maestro(const simgrid::kernel::actor::ActorImpl* actor) __asm__(
+    "_ZNK7simgrid6kernel5actor9ActorImpl10is_maestroEv");
 }  // namespace simgrid_kernel
 
 class WakeUp {
  public:
+  // What warm() reads of SimGrid's descriptor of the actor, from its start (WakeUpTest: the descriptor is that large).
+  static constexpr std::size_t kDescriptorBytes = 256;
+
   // Blocks the calling actor until wake(); rethrows if the actor is killed meanwhile.
   void wait() {
     if (actor_ == nullptr) actor_ = simgrid::s4u::Actor::self()->get_impl();
@@ -35,6 +44,19 @@ class WakeUp {
       waiting_ = false;
       throw;
     }
+  }
+  // Reads what wake() will read, for a batch of wakes whose misses then overlap (CacheTouch.hpp; DirectMessages'
+  // arrivals): SimGrid's descriptor of the actor, whose context pointer and simcall SimGrid 3.32 keeps at bytes 160
+  // and 216 (read off simcall_answer's and is_maestro's code: hence its first 256 bytes), the actor's context
+  // (through is_maestro), and the first and last line of the stack top that wake() prefetches, so that its pages are
+  // in the TLB by then (its prefetches stalled on that miss; prefetched here instead, they stalled here: perf).
+  // Nothing if it does not wait.
+  void warm() const {
+    if (!waiting_) return;
+    touch(reinterpret_cast<const void*>(frame_ - kStackBelowFrame));
+    touch(reinterpret_cast<const void*>(frame_));
+    touch_lines(actor_, kDescriptorBytes);
+    (void)simgrid_kernel::actor_is_maestro(actor_);
   }
   // Wakes the actor if it waits; nothing otherwise.
   void wake() {

@@ -7,6 +7,7 @@
 
 #include <simgrid/s4u/Link.hpp>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -220,6 +221,61 @@ TEST(DirectMessages, ReusedMailboxesAndFlightSlotsDeliverEveryMessageToItsOwnRec
   });
   ASSERT_TRUE(r.ok) << r.error;
   for (int d = 1; d <= kReceivers; ++d) EXPECT_TRUE(r.per_rank[static_cast<std::size_t>(d)].get<bool>()) << d;
+}
+
+// At 4,096 ranks hundreds of messages arrive at one instant, and DirectMessages handles them as a batch, reading ahead
+// a few dozen at a time. With more receivers than one read-ahead: control messages (timed alone) and data messages
+// (sharing the sender's link, so that they end together) that arrive at one instant each reach their own receive,
+// each receiver resumes once (those of the control messages in the order sent), and a receive cancelled while its
+// message is in flight takes nothing.
+TEST(DirectMessages, ManyMessagesArrivingAtOneInstantEachReachTheirOwnReceive) {
+  constexpr int kReceivers = 80;
+  constexpr double kSendAt = 0.1;
+  const Tag doomed_tag = tags::make(Channel::Activation, 4);
+  int control_resumes = 0, data_resumes = 0;  // counted in the simulation's process, across its ranks
+  const auto r = run_simulated(switch_of(kReceivers + 1), [&](Comm& comm) -> nlohmann::json {
+    if (comm.rank() == 0) {
+      comm.sleep_for(kSendAt);
+      for (int d = 1; d <= kReceivers; ++d) comm.post(d, kControlTag, Payload{{}, {d}}, kControlBytes);
+      for (int d = 5; d <= kReceivers; d += 5) comm.post(d, doomed_tag, Payload{{}, {-d}}, kControlBytes);
+      std::vector<RequestPtr> data;
+      for (int d = 1; d <= kReceivers; ++d) data.push_back(comm.isend(d, kDataTag, Payload{{}, {d}}, 1e-4 * kBandwidth));
+      comm.wait_all(data);
+      return nullptr;
+    }
+    const int rank = comm.rank();
+    RequestPtr doomed = rank % 5 == 0 ? comm.irecv(0, doomed_tag) : nullptr;
+    RequestPtr control = comm.irecv(0, kControlTag);
+    RequestPtr data = comm.irecv(0, kDataTag);
+    if (doomed) {
+      comm.sleep_for(kSendAt + kLatency - comm.now());  // its message left at kSendAt and arrives after 2 kLatency
+      comm.cancel(doomed);
+    }
+    comm.wait(control);
+    const int control_turn = control_resumes++;
+    const double control_at = comm.now();
+    bool right = comm.take(control).payload.ints == std::vector<std::int64_t>{rank};
+    comm.wait(data);
+    const int data_turn = data_resumes++;
+    const double data_at = comm.now();
+    right = right && comm.take(data).payload.ints == std::vector<std::int64_t>{rank};
+    return nlohmann::json::array({right, control_at, data_at, control_turn, data_turn});
+  });
+  ASSERT_TRUE(r.ok) << r.error;
+  const auto& first = r.per_rank[1];
+  std::vector<int> data_turns;
+  for (int d = 1; d <= kReceivers; ++d) {
+    const auto& mine = r.per_rank[static_cast<std::size_t>(d)];
+    EXPECT_TRUE(mine[0].get<bool>()) << d;
+    EXPECT_EQ(mine[1].get<double>(), first[1].get<double>()) << d;  // one instant for all
+    EXPECT_EQ(mine[2].get<double>(), first[2].get<double>()) << d;
+    EXPECT_EQ(mine[3].get<int>(), d - 1) << d;  // resumed in the order sent
+    data_turns.push_back(mine[4].get<int>());
+  }
+  // The data messages in the order the flow model ends them (not the order sent): each receiver resumed once.
+  std::sort(data_turns.begin(), data_turns.end());
+  for (int d = 1; d <= kReceivers; ++d) EXPECT_EQ(data_turns[static_cast<std::size_t>(d - 1)], d - 1);
+  EXPECT_GT(first[2].get<double>(), first[1].get<double>());
 }
 
 TEST(DirectMessages, ASendEndsAtTheArrivalAndWaitAnyTakesTheFirstToEnd) {

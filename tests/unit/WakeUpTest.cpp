@@ -11,6 +11,8 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 
+#include <malloc.h>
+
 #include <vector>
 
 #include "tests/support/SimHarness.hpp"
@@ -76,6 +78,29 @@ TEST(WakeUp, AnotherActorWakesItAndAWakeWhileNotWaitingIsDropped) {
     });
   });
   EXPECT_EQ(times, (std::vector<double>{3.0, 4.0}));
+}
+
+// warm() only reads (ahead of a batch of wakes): reading the descriptor stays inside SimGrid's allocation of it, a
+// warm() while the actor does not wait does nothing, and one while it waits leaves the wake that follows as it was.
+TEST(WakeUp, WarmReadsInsideTheDescriptorAndLeavesTheWakeAsItWas) {
+  const auto times = times_of([](sg4::Host* host, std::vector<double>& record) {
+    static WakeUp wake_up;
+    simgrid::kernel::timer::Timer::set(0.5, [] { wake_up.warm(); });  // not waiting yet
+    simgrid::kernel::timer::Timer::set(1.5, [] {
+      wake_up.warm();
+      wake_up.warm();
+      wake_up.wake();
+    });
+    sg4::Actor::create("sleeper", host, [&record] {
+      record.push_back(static_cast<double>(malloc_usable_size(sg4::Actor::self()->get_impl())));
+      sg4::this_actor::sleep_for(1.0);
+      wake_up.wait();
+      record.push_back(sg4::Engine::get_clock());
+    });
+  });
+  ASSERT_EQ(times.size(), 2u);
+  EXPECT_GE(times[0], static_cast<double>(WakeUp::kDescriptorBytes));
+  EXPECT_EQ(times[1], 1.5);
 }
 
 }  // namespace quorum
