@@ -48,6 +48,7 @@ DirectFlows::~DirectFlows() {
 }
 
 void DirectFlows::start(const HostPair& hosts, double bytes, std::uint32_t token) {
+  if (!arrived_) throw std::logic_error("DirectFlows: a transfer started with nobody to tell its arrival (set_arrivals)");
   const Route r = route(hosts);
   const std::span<const FlowNetwork::LinkId> shared(shared_links_.data() + r.first_shared, r.shared);
   // CM02's bound: the narrowest link's bandwidth now, and the TCP window over the route's latency.
@@ -133,7 +134,7 @@ void DirectFlows::fire() {
   // re-entered while it runs them.)
   arriving_.clear();
   for (const auto id : ended_) arriving_.push_back(tokens_[id]);
-  if (!arriving_.empty()) arrived_(arriving_);
+  if (!arriving_.empty() && arrived_) arrived_(arriving_);  // none: the listener is gone (the simulation's teardown)
   schedule();
 }
 

@@ -45,7 +45,8 @@ class DirectFlows {
 
   // Who hears of the arrivals: called in maestro with the tokens of the transfers whose last byte arrived at one
   // instant, in the order they ended (a batch: at 4,096 ranks hundreds of flows end at once, and the listener fetches
-  // what they touch across it). Must be set before the first start().
+  // what they touch across it). Must be set before the first start(); reset (to nothing) by a listener that goes
+  // before this object, so that no arrival reaches it afterwards.
   using Arrivals = std::function<void(std::span<const std::uint32_t> tokens)>;
   void set_arrivals(Arrivals arrived) { arrived_ = std::move(arrived); }
 

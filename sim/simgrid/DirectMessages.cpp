@@ -41,6 +41,10 @@ DirectMessages::DirectMessages(std::shared_ptr<CommCompletions> completions, Rou
   if (flows_ != nullptr) flows_->set_arrivals([this](std::span<const std::uint32_t> slots) { shared_arrived(slots); });
 }
 
+DirectMessages::~DirectMessages() {
+  if (flows_ != nullptr) flows_->set_arrivals(nullptr);  // flows_ outlives this object
+}
+
 void DirectMessages::send(std::uint64_t key, const HostPair& hosts, std::unique_ptr<Message> message, double bytes,
                           std::shared_ptr<End> sender, bool shared) {
   InFlight m{std::move(message), 0, std::move(sender)};

@@ -53,6 +53,7 @@ class DirectMessages {
   // `routes`: where the routes are looked up; `flows`: where shared messages are timed (null: every message is
   // unshared). Both must outlive this object.
   DirectMessages(std::shared_ptr<CommCompletions> completions, RouteSegments& routes, DirectFlows* flows = nullptr);
+  ~DirectMessages();
   DirectMessages(const DirectMessages&) = delete;
   DirectMessages& operator=(const DirectMessages&) = delete;
 
