@@ -5,7 +5,7 @@
 //
 // A load, not __builtin_prefetch: for the direct messages' ends (DirectMessages), prefetching each end's lines across
 // the batch left the later read of the end a miss as often as before (perf: the same share of samples on it), where a
-// load in the same place took that read's samples away. A prefetch is only a hint; here it was dropped.
+// load in the same place took that read's samples away. A prefetch is only a hint, and here it did not take.
 #include <cstddef>
 
 namespace quorum {

@@ -126,7 +126,7 @@ void DirectMessages::shared_arrived(std::span<const std::uint32_t> slots) {
 // The messages due at this instant, in order: read ahead a few at a time (warm), then arrived one by one.
 void DirectMessages::deliver(std::span<Delivery> due) {
   // Enough deliveries for their misses to overlap, few enough for what warm() fetched to stay in the first cache
-  // levels until arrive() reads it.
+  // levels until arrive() reads it (32: a guess within those bounds, not tuned).
   constexpr std::size_t kWarmBatch = 32;
   for (std::size_t first = 0; first < due.size(); first += kWarmBatch) {
     const std::span<Delivery> batch = due.subspan(first, std::min(kWarmBatch, due.size() - first));
