@@ -8,7 +8,6 @@
 #include <string>
 
 #include "sim/model/FreeSlots.hpp"
-#include "sim/simgrid/CacheTouch.hpp"
 #include "sim/simgrid/HostRoute.hpp"
 
 namespace quorum {

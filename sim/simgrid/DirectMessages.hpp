@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "algorithms/comm/Comm.hpp"
+#include "sim/simgrid/CacheTouch.hpp"
 #include "sim/simgrid/CommCompletions.hpp"
 #include "sim/simgrid/DirectFlows.hpp"
 #include "sim/simgrid/HostRoute.hpp"
@@ -90,7 +91,7 @@ class DirectMessages {
     void push_back(T item) { items.push_back(std::move(item)); }
   };
   // One cache line: a box is read whole at every send and receive.
-  struct alignas(64) Box {
+  struct alignas(kCacheLineBytes) Box {
     Fifo<InFlight> unmatched;              // sent, no receive posted yet
     Fifo<std::shared_ptr<End>> receivers;  // posted, nothing sent yet
   };
