@@ -77,10 +77,9 @@ class WakeUp {
   // step, and the first pop, a cache and TLB miss, took 11 to 27% of the step (perf). Fetching them at the wake
   // overlaps the miss with what maestro and the actors before it do until the resume. A prefetch never faults, so
   // a deeper stack elsewhere costs only the benefit.
-  static constexpr std::uintptr_t kCacheLine = kCacheLineBytes;
-  static constexpr std::uintptr_t kStackBelowFrame = 12 * kCacheLine;
+  static constexpr std::uintptr_t kStackBelowFrame = 12 * kCacheLineBytes;
   void prefetch_stack_top() const {
-    for (std::uintptr_t at = frame_ - kStackBelowFrame; at <= frame_; at += kCacheLine)
+    for (std::uintptr_t at = frame_ - kStackBelowFrame; at <= frame_; at += kCacheLineBytes)
       __builtin_prefetch(reinterpret_cast<const void*>(at));
   }
 
