@@ -119,14 +119,29 @@ void PartialReduction::butterfly(std::int64_t version, PartialSum& p, int vi, co
                                  Real real) {
   const int k = static_cast<int>(dims.size());
   if (schedule_ == PartialSchedule::RecursiveDoubling) {
-    for (int j = 0; j < k; ++j) {
-      Message m = swap(version, real(vi ^ (1 << dims[static_cast<std::size_t>(j)])), tag_of_(version, j),
-                       pack(version, p.data, p.fresh), logical_bytes_);
-      vec::add(p.data, m.payload.values);
-      c_.charge_reduction(logical_bytes_, m.payload.values.size());
-      p.fresh.unite(m.payload.ints);
-      spares_.give_back(std::move(m.payload.values));
-    }
+    // Each phase's functions capture one pointer, which std::function keeps in place: no allocation per version.
+    struct State {
+      PartialReduction& self;
+      PartialSum& p;
+      std::int64_t version;
+      int vi;
+      const std::vector<int>& dims;
+      Real& real;
+    } st{*this, p, version, vi, dims, real};
+    Comm::ExchangeChain chain;
+    chain.phases = k;
+    chain.partner = [s = &st](int j) { return s->real(s->vi ^ (1 << s->dims[static_cast<std::size_t>(j)])); };
+    chain.tag = [s = &st](int j) { return s->self.tag_of_(s->version, j); };
+    chain.payload = [s = &st](int) { return s->self.pack(s->version, s->p.data, s->p.fresh); };
+    chain.logical_bytes = [s = &st](int) { return s->self.logical_bytes_; };
+    chain.received = [s = &st](int, Message& m) {
+      check_version(s->version, m);
+      vec::add(s->p.data, m.payload.values);
+      s->self.c_.charge_reduction(s->self.logical_bytes_, m.payload.values.size());
+      s->p.fresh.unite(m.payload.ints);
+      s->self.spares_.give_back(std::move(m.payload.values));
+    };
+    c_.exchange(chain);
     return;
   }
   const BlockPartition part{p.data.size(), logical_bytes_, 1 << k};

@@ -44,6 +44,19 @@ void Comm::do_wait_all(std::span<const RequestPtr> requests) {
   for (const auto& r : requests) do_wait(r);
 }
 
+void Comm::do_exchange(const ExchangeChain& chain) {
+  for (int j = 0; j < chain.phases; ++j) {
+    const int partner = chain.partner(j);
+    const Tag tag = chain.tag(j);
+    auto recv = irecv(partner, tag);
+    auto send = isend(partner, tag, chain.payload(j), chain.logical_bytes(j));
+    wait(recv);
+    Message m = take(recv);
+    wait(send);
+    chain.received(j, m);
+  }
+}
+
 Message Comm::recv(int src, Tag tag) {
   auto r = irecv(src, tag);
   wait(r);

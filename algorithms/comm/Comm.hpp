@@ -77,6 +77,22 @@ class Comm {
   Message recv(int src, Tag tag);
   void send(int dst, Tag tag, Payload payload, double logical_bytes);
 
+  // --- chains of exchanges ---------------------------------------------------------------------------------------
+  // A butterfly's pattern: in phase j this agent receives from and sends to partner(j) on tag(j) (the receive posted
+  // first), and once both have completed hands the received message to received(j, message); phase j + 1's payload is
+  // made after that. Blocks until the last phase is done; the time blocked is this agent's wait time, as for the
+  // waits it stands for. A backend may progress the phases without running the agent between them (the simulator
+  // does), so payload and received must not block.
+  struct ExchangeChain {
+    int phases = 0;
+    std::function<int(int phase)> partner;
+    std::function<Tag(int phase)> tag;
+    std::function<Payload(int phase)> payload;
+    std::function<double(int phase)> logical_bytes;
+    std::function<void(int phase, Message& received)> received;
+  };
+  void exchange(const ExchangeChain& chain) { do_exchange(chain); }
+
   // --- time ---------------------------------------------------------------------------------------------------
   // One local step's computation: runs `math` (the proxy's real math, whose wall time never advances simulated
   // time) and advances this rank's clock by the step's modelled duration (workload profile plus stragglers, drawn
@@ -127,6 +143,10 @@ class Comm {
   virtual void do_wait(const RequestPtr& request) = 0;
   virtual std::size_t do_wait_any(std::span<const RequestPtr> requests) = 0;
   virtual void do_wait_all(std::span<const RequestPtr> requests);
+  // Runs the chain phase by phase on this agent: irecv, isend, wait for the receive, then for the send.
+  virtual void do_exchange(const ExchangeChain& chain);
+  // Whether this agent's waits are reported to an observer (a backend that merges waits must not, then).
+  bool observes_waits() const { return wait_observer_ != nullptr; }
   // One step's compute, in parts (compute() passes a single part {1} and no continuation): charges the step's
   // modelled duration, part i ending at the cumulative share of fractions[0..i], after_part(i) (may be empty) run
   // after part i. Returns the duration charged.

@@ -6,6 +6,7 @@
 #include <simgrid/s4u/Link.hpp>
 
 #include <stdexcept>
+#include <utility>
 
 namespace quorum {
 
@@ -79,8 +80,33 @@ void CommCompletions::ended(Watch* sender, Watch* receiver) {
 void CommCompletions::mark_ended(Watch* watch, std::uint64_t order) {
   watch->ended = true;
   watch->order = order;
-  if (watch->waiter != nullptr) watch->waiter->wake();
+  if (watch->then != nullptr) {
+    const auto then = std::exchange(watch->then, nullptr);
+    if (batching_)
+      queued_.push_back({nullptr, then, watch->then_arg});
+    else
+      then(watch->then_arg);
+  }
+  if (watch->waiter != nullptr) {
+    if (batching_)
+      queued_.push_back({watch->waiter, nullptr, nullptr});
+    else
+      watch->waiter->wake();
+  }
   if (watch->set != nullptr) watch->set->ended(watch->slot);
+}
+
+void CommCompletions::end_batch() {
+  batching_ = false;
+  // By index: nothing run here queues more (batching is off), but the vector is read while they run.
+  for (std::size_t i = 0; i < queued_.size(); ++i) {
+    const Queued q = queued_[i];
+    if (q.waiter != nullptr)
+      q.waiter->wake();
+    else
+      q.then(q.then_arg);
+  }
+  queued_.clear();
 }
 
 }  // namespace quorum

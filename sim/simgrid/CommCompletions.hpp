@@ -13,6 +13,7 @@
 // data is delivered), so its wait() returns at once.
 #include <cstdint>
 #include <unordered_map>
+#include <vector>
 
 #include "sim/simgrid/WakeUp.hpp"
 
@@ -29,6 +30,10 @@ class CommCompletions {
     WakeUp* waiter = nullptr;  // the actor waiting on it, if any
     WaitSet* set = nullptr;    // the wait set that holds it, if any (WaitSet.hpp), at `slot`
     std::uint32_t slot = 0;
+    // Run in maestro when it ends, instead of waking an actor (an exchange progressed without its agent: SimComm's
+    // KernelExchange); once: cleared when it runs.
+    void (*then)(void*) = nullptr;
+    void* then_arg = nullptr;
   };
 
   // The latest constructed instance hears the network model (one simulation per process at a time).
@@ -48,13 +53,26 @@ class CommCompletions {
   // Ends a transfer that is no SimGrid communication (DirectMessages): its ends are numbered together, among all.
   void ended(Watch* sender, Watch* receiver);
 
+  // Between these, the wakes and continuations (Watch::then) of the ends marked are queued in the order the ends were
+  // marked, and end_batch() runs them in that order: a continuation then starts its next transfers after the whole
+  // batch arrived, as the actor it stands for would have, run after it.
+  void begin_batch() { batching_ = true; }
+  void end_batch();
+
  private:
   struct Ends {
     Watch* sender_or_receiver[2] = {nullptr, nullptr};
   };
-  static void mark_ended(Watch* watch, std::uint64_t order);
+  void mark_ended(Watch* watch, std::uint64_t order);
+  struct Queued {  // a wake (waiter) or a continuation (then, then_arg)
+    WakeUp* waiter;
+    void (*then)(void*);
+    void* then_arg;
+  };
   std::unordered_map<const void*, Ends> pending_;
   std::uint64_t ended_count_ = 0;
+  bool batching_ = false;
+  std::vector<Queued> queued_;
 };
 
 }  // namespace quorum

@@ -127,6 +127,12 @@ void DirectMessages::deliver(std::span<Delivery> due) {
   // Enough deliveries for their misses to overlap, few enough for what warm() fetched to stay in the first cache
   // levels until arrive() reads it (32: a guess within those bounds, not tuned).
   constexpr std::size_t kWarmBatch = 32;
+  // The wakes and continuations of the ends run after the whole batch, in order (CommCompletions::end_batch).
+  struct Batch {
+    explicit Batch(CommCompletions& c) : completions(c) { completions.begin_batch(); }
+    ~Batch() { completions.end_batch(); }
+    CommCompletions& completions;
+  } batch_of_ends(*completions_);
   for (std::size_t first = 0; first < due.size(); first += kWarmBatch) {
     const std::span<Delivery> batch = due.subspan(first, std::min(kWarmBatch, due.size() - first));
     warm(batch);
@@ -144,8 +150,13 @@ void DirectMessages::warm(std::span<const Delivery> batch) {
     if (d.message.sender) touch_lines(d.message.sender.get(), sizeof(End));
   }
   for (const Delivery& d : batch)
-    for (const End* end : {d.receiver.get(), d.message.sender.get()})
-      if (end != nullptr && end->watch.waiter != nullptr) end->watch.waiter->warm();
+    for (const End* end : {d.receiver.get(), d.message.sender.get()}) {
+      if (end == nullptr) continue;
+      if (end->watch.waiter != nullptr) end->watch.waiter->warm();
+      // A chain progressed in maestro (SimComm's KernelExchange) reads its state on the agent's stack: the chain
+      // object and, above it, the frames of the agent's collective (512 bytes: a guess that covers both, not tuned).
+      if (end->watch.then != nullptr) touch_lines(end->watch.then_arg, 512);
+    }
 }
 
 void DirectMessages::arrive(InFlight& message, const std::shared_ptr<End>& receiver) {

@@ -14,7 +14,8 @@
 // (CommCompletions' numbering, so wait_any keeps choosing the first to end), which wakes the actor waiting on either.
 // Messages due at one instant (hundreds at 4,096 ranks: the platform is symmetric) are delivered as a batch: their
 // ends and the actors they wake are read a few dozen at a time before they are delivered one by one, in order, so
-// that the cache misses overlap (deliver(), warm()).
+// that the cache misses overlap (deliver(), warm()). The actors they wake, and the exchanges they move on (a chain
+// progressed in maestro: SimComm's KernelExchange), are woken and run after the whole batch, in the order of its ends.
 // What is approximated: as with the couriers, the message takes no share of the links it crosses.
 // What differs from a SimGrid communication: at an instant where several actors resume, one woken here runs in the
 // order its message arrived (messages due at one instant: in the order they were sent), where SimGrid resumes

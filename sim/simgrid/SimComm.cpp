@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <stdexcept>
 #include <typeinfo>
 
@@ -41,6 +42,7 @@ class SimRequest final : public Request {
     if (direct) {  // a receive still queued gets no message; a message in flight is dropped at its arrival
       direct->abandoned = true;
       direct->watch.waiter = nullptr;
+      direct->watch.then = nullptr;
     }
     // A receive dropped while pending must not let SimGrid write into freed memory later.
     if (receive && !done && comm && sg4::Actor::self() != nullptr) {
@@ -405,6 +407,113 @@ std::size_t SimComm::wait_any_watched(std::span<const RequestPtr> requests, std:
     if (chosen == requests.size()) throw std::logic_error("wait_any: woken with no request ended");
   }
   return take_ended(requests, chosen);
+}
+
+// A chain of exchanges progressed in maestro: each phase's continuation runs where the agent would have been woken
+// (CommCompletions queues it in the order of the batch's ends, as the wake it replaces), and the agent is woken once,
+// when the last phase is done. The agent's wait time is accounted phase by phase, as its waits would have been.
+class SimComm::KernelExchange {
+ public:
+  KernelExchange(SimComm& comm, const ExchangeChain& chain) : comm_(comm), chain_(chain) {}
+  ~KernelExchange() {
+    disarm(recv_);
+    disarm(send_);
+  }
+
+  void start(int phase) {
+    phase_ = phase;
+    phase_start_ = comm_.now();
+    const int partner = chain_.partner(phase);
+    const Tag tag = chain_.tag(phase);
+    recv_ = comm_.irecv(partner, tag);
+    send_ = comm_.isend(partner, tag, chain_.payload(phase), chain_.logical_bytes(phase));
+    received_ = false;
+    progress();
+  }
+  bool finished() const { return finished_; }
+  std::exception_ptr error() const { return error_; }
+  void set_waiter(WakeUp* waiter) { waiter_ = waiter; }
+
+ private:
+  static void resume(void* self) { static_cast<KernelExchange*>(self)->progress(); }
+
+  // What the agent would do once woken, as far as the ended requests allow; arms the next request to wait for.
+  void progress() {
+    try {
+      for (;;) {
+        if (!received_) {
+          if (!arm(recv_)) return;
+          comm_.account_blocked(phase_start_);  // wait(recv)
+          recv_end_ = comm_.now();
+          as_sim(recv_).complete();
+          message_ = comm_.take(recv_);
+          received_ = true;
+        }
+        if (!arm(send_)) return;
+        comm_.account_blocked(recv_end_);  // wait(send)
+        as_sim(send_).complete();
+        comm_.resumed();  // the rank's math is done before its state is read
+        chain_.received(phase_, message_);
+        recv_.reset();
+        send_.reset();
+        if (phase_ + 1 == chain_.phases) break;
+        start(phase_ + 1);
+        return;  // start() progressed the next phase
+      }
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+    finished_ = true;
+    if (waiter_ != nullptr) waiter_->wake();
+  }
+
+  // Whether the request has ended; if not, its end will resume this chain.
+  bool arm(const RequestPtr& request) {
+    CommCompletions::Watch& watch = as_sim(request).watch();
+    if (watch.ended) return true;
+    watch.then = &KernelExchange::resume;
+    watch.then_arg = this;
+    return false;
+  }
+  static void disarm(const RequestPtr& request) {
+    if (request) as_sim(request).watch().then = nullptr;
+  }
+
+  SimComm& comm_;
+  const ExchangeChain& chain_;
+  int phase_ = 0;
+  double phase_start_ = 0, recv_end_ = 0;
+  RequestPtr recv_, send_;
+  bool received_ = false;
+  Message message_;
+  bool finished_ = false;
+  std::exception_ptr error_;
+  WakeUp* waiter_ = nullptr;
+};
+
+void SimComm::do_exchange(const ExchangeChain& chain) {
+  if (chain.phases <= 0) return;
+  // In maestro a continuation may not block: no sleep for the reductions' charge, and only DirectMessages' transfers
+  // (SimGrid's need an actor); a wait observer would see one wait where the agent made two a phase.
+  if (!goes_direct(chain.tag(0)) || world_.reduce_Bps() > 0 || observes_waits()) {
+    Comm::do_exchange(chain);
+    return;
+  }
+  KernelExchange exchange(*this, chain);
+  // Run here, as the agent, until it has to wait.
+  exchange.start(0);
+  if (!exchange.finished()) {
+    if (!waiter_) waiter_ = std::make_unique<WakeUp>();
+    exchange.set_waiter(waiter_.get());
+    try {
+      waiter_->wait();
+    } catch (...) {
+      resumed();
+      throw;
+    }
+    resumed();
+  }
+  if (exchange.error()) std::rethrow_exception(exchange.error());
 }
 
 // The step's modelled duration slept in parts, with each part's continuation (e.g. a gradient bucket's allreduce

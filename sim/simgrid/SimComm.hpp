@@ -47,6 +47,10 @@ class SimComm final : public Comm, private NativeCollectives {
  protected:
   void do_wait(const RequestPtr& request) override;
   std::size_t do_wait_any(std::span<const RequestPtr> requests) override;
+  // In maestro, phase after phase, where the chain's transfers are DirectMessages' and nothing would block (no
+  // reduction charge, no wait observer); else Comm's loop. Why: at 4,096 ranks a butterfly's exchanges are 12 of the
+  // 15 times an eager-SGD agent is resumed in a step (docs/performance-log.md).
+  void do_exchange(const ExchangeChain& chain) override;
   double do_compute(std::int64_t step, const std::function<void()>& math, std::span<const double> fractions,
                     const std::function<void(std::size_t)>& after_part) override;
 
@@ -56,6 +60,7 @@ class SimComm final : public Comm, private NativeCollectives {
 
   // Spends `seconds` of calibrated CPU work, measured with `core_share` of a core per rank: a sleep when every rank
   // has a core of its own, else seconds x core_share core-seconds on the node's shared cores.
+  class KernelExchange;
   void work(double seconds, double core_share = 1);
   void check_peer(int peer, const char* what) const;
   std::size_t wait_any_watched(std::span<const RequestPtr> requests, std::size_t first_ended);

@@ -1,0 +1,112 @@
+// Comm::exchange, a chain of pairwise exchanges (a butterfly): the simulator progresses it in maestro, without
+// resuming the agent between phases, and must give what the agent's own loop gives: the same messages, the same
+// simulated times and the same wait time. The loop runs where the simulator may not progress in maestro (an agent
+// whose waits are observed), so both are compared on one platform and one network model.
+#include <gtest/gtest.h>
+#include <simgrid/s4u/Actor.hpp>
+
+#include <stdexcept>
+
+#include "tests/support/SimHarness.hpp"
+
+namespace quorum {
+
+using testing::run_simulated;
+using testing::star;
+
+namespace {
+
+class NoWaits final : public WaitObserver {
+ public:
+  void blocked(int, int, double, double) override {}
+};
+
+// A butterfly over every rank (a power of two), exchanging running sums of the ranks; phase j's partner is rank ^ 2^j.
+// Each rank starts at its own time (rank x 1 ms) so that partners wait for each other differently. Returns the sum,
+// the time the chain ended, the wait time it added, and whether each phase's received() ran in maestro.
+nlohmann::json butterfly(Comm& comm, bool observed) {
+  NoWaits observer;
+  if (observed) comm.observe_waits(&observer);
+  comm.sleep_for(1e-3 * comm.rank());
+  std::int64_t sum = comm.rank();
+  nlohmann::json in_maestro = nlohmann::json::array();
+  Comm::ExchangeChain chain;
+  int phases = 0;
+  while ((1 << phases) < comm.size()) ++phases;
+  chain.phases = phases;
+  chain.partner = [&comm](int j) { return comm.rank() ^ (1 << j); };
+  chain.tag = [](int j) { return tags::make(Channel::Benchmark, j); };
+  chain.payload = [&sum](int) { return Payload{{}, {sum}}; };
+  // Bytes grow with the phase, so the phases take different times.
+  chain.logical_bytes = [](int j) { return 1e6 * (j + 1); };
+  chain.received = [&](int, Message& m) {
+    sum += m.payload.ints.at(0);
+    in_maestro.push_back(simgrid::s4u::Actor::is_maestro());
+  };
+  const double blocked_before = comm.blocked_seconds();
+  comm.exchange(chain);
+  return {{"sum", sum},
+          {"end", comm.now()},
+          {"blocked", comm.blocked_seconds() - blocked_before},
+          {"in_maestro", in_maestro}};
+}
+
+}  // namespace
+
+TEST(ExchangeChain, ProgressedInMaestroItGivesTheAgentLoopsMessagesTimesAndWaits) {
+  const int ranks = 8;
+  const auto kernel = run_simulated(star(ranks), [](Comm& comm) { return butterfly(comm, false); });
+  const auto loop = run_simulated(star(ranks), [](Comm& comm) { return butterfly(comm, true); });
+  ASSERT_TRUE(kernel.ok) << kernel.error;
+  ASSERT_TRUE(loop.ok) << loop.error;
+  for (int r = 0; r < ranks; ++r) {
+    SCOPED_TRACE("rank " + std::to_string(r));
+    const auto& k = kernel.per_rank[static_cast<std::size_t>(r)];
+    const auto& l = loop.per_rank[static_cast<std::size_t>(r)];
+    EXPECT_EQ(k["sum"], ranks * (ranks - 1) / 2);
+    EXPECT_EQ(l["sum"], k["sum"]);
+    EXPECT_EQ(l["end"].get<double>(), k["end"].get<double>());  // exactly: the same events at the same instants
+    EXPECT_EQ(l["blocked"].get<double>(), k["blocked"].get<double>());
+    EXPECT_GT(k["blocked"].get<double>(), 0.0);
+    EXPECT_EQ(k["in_maestro"], nlohmann::json({true, true, true}));
+    EXPECT_EQ(l["in_maestro"], nlohmann::json({false, false, false}));
+  }
+  EXPECT_EQ(kernel.end_time, loop.end_time);
+}
+
+TEST(ExchangeChain, AnErrorInAPhaseReachesItsAgent) {
+  const auto result = run_simulated(star(4), [](Comm& comm) {
+    Comm::ExchangeChain chain;
+    chain.phases = 2;
+    chain.partner = [&comm](int j) { return comm.rank() ^ (1 << j); };
+    chain.tag = [](int j) { return tags::make(Channel::Benchmark, j); };
+    chain.payload = [](int) { return Payload{}; };
+    chain.logical_bytes = [](int) { return 64.0; };
+    chain.received = [&comm](int j, Message&) {
+      if (j == 1 && comm.rank() == 2) throw std::runtime_error("bad phase");
+    };
+    comm.exchange(chain);
+    return nlohmann::json();
+  });
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.error.find("rank 2: bad phase"), std::string::npos) << result.error;
+}
+
+TEST(ExchangeChain, AChainWhosePartnerNeverAnswersIsADeadlockNotACrash) {
+  const auto result = run_simulated(star(2), [](Comm& comm) {
+    if (comm.rank() == 1) return nlohmann::json();
+    Comm::ExchangeChain chain;
+    chain.phases = 1;
+    chain.partner = [](int) { return 1; };
+    chain.tag = [](int) { return tags::make(Channel::Benchmark, 0); };
+    chain.payload = [](int) { return Payload{}; };
+    chain.logical_bytes = [](int) { return 64.0; };
+    chain.received = [](int, Message&) {};
+    comm.exchange(chain);
+    return nlohmann::json();
+  });
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.error.find("deadlock"), std::string::npos) << result.error;
+}
+
+}  // namespace quorum
