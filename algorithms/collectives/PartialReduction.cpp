@@ -118,20 +118,34 @@ template <typename Real>
 void PartialReduction::butterfly(std::int64_t version, PartialSum& p, int vi, const std::vector<int>& dims,
                                  Real real) {
   const int k = static_cast<int>(dims.size());
-  if (schedule_ == PartialSchedule::RecursiveDoubling) {
-    // Each phase's functions capture one pointer, which std::function keeps in place: no allocation per version.
-    struct State {
-      PartialReduction& self;
-      PartialSum& p;
-      std::int64_t version;
-      int vi;
-      const std::vector<int>& dims;
-      Real& real;
-    } st{*this, p, version, vi, dims, real};
-    Comm::ExchangeChain chain;
-    chain.phases = k;
-    chain.partner = [s = &st](int j) { return s->real(s->vi ^ (1 << s->dims[static_cast<std::size_t>(j)])); };
-    chain.tag = [s = &st](int j) { return s->self.tag_of_(s->version, j); };
+  const bool doubling = schedule_ == PartialSchedule::RecursiveDoubling;
+  // One chain of exchanges (Comm::exchange): k phases for recursive doubling; for Rabenseifner's, k of the
+  // reduce-scatter over dims in order, then k of the allgather in reverse order. Each phase's functions capture one
+  // pointer, which std::function keeps in place: no allocation per version.
+  struct State {
+    PartialReduction& self;
+    PartialSum& p;
+    std::int64_t version;
+    int vi, k;
+    const std::vector<int>& dims;
+    Real& real;
+    BlockPartition part;
+    int lo, hi;  // Rabenseifner's: the blocks this member is responsible for
+    // Phase j's butterfly dimension, and whether it belongs to Rabenseifner's allgather.
+    int bit(int j) const { return 1 << dims[static_cast<std::size_t>(j < k ? j : 2 * k - 1 - j)]; }
+    bool upper(int j) const { return (vi & bit(j)) != 0; }
+    // Rabenseifner's reduce-scatter: the half kept and the half given.
+    int keep_lo(int j) const { return upper(j) ? (lo + hi) / 2 : lo; }
+    int keep_hi(int j) const { return upper(j) ? hi : (lo + hi) / 2; }
+    int give_lo(int j) const { return upper(j) ? lo : (lo + hi) / 2; }
+    int give_hi(int j) const { return upper(j) ? (lo + hi) / 2 : hi; }
+  } st{*this, p, version, vi, k, dims, real, BlockPartition{p.data.size(), logical_bytes_, 1 << k}, 0, 1 << k};
+  Comm::ExchangeChain chain;
+  chain.phases = doubling ? k : 2 * k;
+  chain.partner = [s = &st](int j) { return s->real(s->vi ^ s->bit(j)); };
+  // The allgather's phase over dims[d] is tagged k + d, as it always was.
+  chain.tag = [s = &st](int j) { return s->self.tag_of_(s->version, j < s->k ? j : s->k + (2 * s->k - 1 - j)); };
+  if (doubling) {
     chain.payload = [s = &st](int) { return s->self.pack(s->version, s->p.data, s->p.fresh); };
     chain.logical_bytes = [s = &st](int) { return s->self.logical_bytes_; };
     chain.received = [s = &st](int, Message& m) {
@@ -141,48 +155,36 @@ void PartialReduction::butterfly(std::int64_t version, PartialSum& p, int vi, co
       s->p.fresh.unite(m.payload.ints);
       s->self.spares_.give_back(std::move(m.payload.values));
     };
-    c_.exchange(chain);
-    return;
+  } else {
+    chain.payload = [s = &st](int j) {
+      const auto values = j < s->k ? s->part.span(s->p.data, s->give_lo(j), s->give_hi(j))
+                                   : s->part.span(s->p.data, s->lo, s->hi);
+      return s->self.pack(s->version, values, s->p.fresh);
+    };
+    chain.logical_bytes = [s = &st](int j) {
+      return j < s->k ? s->part.bytes_of(s->give_lo(j), s->give_hi(j)) : s->part.bytes_of(s->lo, s->hi);
+    };
+    chain.received = [s = &st](int j, Message& m) {
+      check_version(s->version, m);
+      if (j < s->k) {  // reduce-scatter: sum the half kept
+        const int keep_lo = s->keep_lo(j), keep_hi = s->keep_hi(j);
+        vec::add(s->part.span(s->p.data, keep_lo, keep_hi), m.payload.values);
+        s->self.c_.charge_reduction(s->part.bytes_of(keep_lo, keep_hi), m.payload.values.size());
+        s->p.fresh.unite(m.payload.ints);
+        s->lo = keep_lo;
+        s->hi = keep_hi;
+      } else {  // allgather: copy the partner's blocks beside this member's
+        const int width = s->hi - s->lo;
+        const int other_lo = s->upper(j) ? s->lo - width : s->hi;
+        const auto dst = s->part.span(s->p.data, other_lo, other_lo + width);
+        std::copy(m.payload.values.begin(), m.payload.values.end(), dst.begin());
+        s->lo = std::min(s->lo, other_lo);
+        s->hi = s->lo + 2 * width;
+      }
+      s->self.spares_.give_back(std::move(m.payload.values));
+    };
   }
-  const BlockPartition part{p.data.size(), logical_bytes_, 1 << k};
-  int lo = 0, hi = 1 << k;  // the blocks this member is responsible for
-  for (int j = 0; j < k; ++j) {
-    const int bit = 1 << dims[static_cast<std::size_t>(j)], mid = (lo + hi) / 2;
-    const bool upper = (vi & bit) != 0;
-    const int keep_lo = upper ? mid : lo, keep_hi = upper ? hi : mid;
-    const int give_lo = upper ? lo : mid, give_hi = upper ? mid : hi;
-    Message m = swap(version, real(vi ^ bit), tag_of_(version, j),
-                     pack(version, part.span(p.data, give_lo, give_hi), p.fresh), part.bytes_of(give_lo, give_hi));
-    vec::add(part.span(p.data, keep_lo, keep_hi), m.payload.values);
-    c_.charge_reduction(part.bytes_of(keep_lo, keep_hi), m.payload.values.size());
-    p.fresh.unite(m.payload.ints);
-    spares_.give_back(std::move(m.payload.values));
-    lo = keep_lo;
-    hi = keep_hi;
-  }
-  for (int j = k - 1; j >= 0; --j) {
-    const int bit = 1 << dims[static_cast<std::size_t>(j)], width = hi - lo;
-    const bool upper = (vi & bit) != 0;
-    const int other_lo = upper ? lo - width : hi;
-    Message m = swap(version, real(vi ^ bit), tag_of_(version, k + j), pack(version, part.span(p.data, lo, hi), p.fresh),
-                     part.bytes_of(lo, hi));
-    const auto dst = part.span(p.data, other_lo, other_lo + width);
-    std::copy(m.payload.values.begin(), m.payload.values.end(), dst.begin());
-    spares_.give_back(std::move(m.payload.values));
-    lo = std::min(lo, other_lo);
-    hi = lo + 2 * width;
-  }
-}
-
-// Sends `out` to partner and returns what partner sent on the same tag (checked to be of this version).
-Message PartialReduction::swap(std::int64_t version, int partner, Tag tag, Payload out, double bytes) {
-  auto recv = c_.irecv(partner, tag);
-  auto send = c_.isend(partner, tag, std::move(out), bytes);
-  c_.wait(recv);
-  Message m = c_.take(recv);
-  check_version(version, m);
-  c_.wait(send);
-  return m;
+  c_.exchange(chain);
 }
 
 Payload PartialReduction::pack(std::int64_t version, std::span<const float> values, const FreshRanks& fresh) {

@@ -72,7 +72,6 @@ class PartialReduction {
  private:
   template <typename Real>
   void butterfly(std::int64_t version, PartialSum& p, int virtual_index, const std::vector<int>& dims, Real real);
-  Message swap(std::int64_t version, int partner, Tag tag, Payload out, double bytes);
   Payload pack(std::int64_t version, std::span<const float> values, const FreshRanks& fresh);
   static void check_version(std::int64_t version, const Message& m);
 
