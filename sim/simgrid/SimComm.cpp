@@ -445,13 +445,13 @@ class SimComm::KernelExchange {
           if (!arm(recv_)) return;
           comm_.account_blocked(phase_start_);  // wait(recv)
           recv_end_ = comm_.now();
-          as_sim(recv_).complete();
+          comm_.take_ended(std::span(&recv_, 1), 0);
           message_ = comm_.take(recv_);
           received_ = true;
         }
         if (!arm(send_)) return;
         comm_.account_blocked(recv_end_);  // wait(send)
-        as_sim(send_).complete();
+        comm_.take_ended(std::span(&send_, 1), 0);
         comm_.resumed();  // the rank's math is done before its state is read
         chain_.received(phase_, message_);
         recv_.reset();

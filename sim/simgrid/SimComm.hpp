@@ -58,9 +58,11 @@ class SimComm final : public Comm, private NativeCollectives {
   // The platform's measured MPI_Allreduce, for SyncAllreduce; its blocking counts as this agent's wait.
   bool allreduce_sum(std::vector<float>& data, const Group& group, double logical_bytes, Channel channel) override;
 
+  // A chain of exchanges progressed in maestro (do_exchange).
+  class KernelExchange;
+
   // Spends `seconds` of calibrated CPU work, measured with `core_share` of a core per rank: a sleep when every rank
   // has a core of its own, else seconds x core_share core-seconds on the node's shared cores.
-  class KernelExchange;
   void work(double seconds, double core_share = 1);
   void check_peer(int peer, const char* what) const;
   std::size_t wait_any_watched(std::span<const RequestPtr> requests, std::size_t first_ended);
