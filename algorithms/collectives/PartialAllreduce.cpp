@@ -179,7 +179,11 @@ class AgentLoop {
   int consider(std::int64_t v, const Message& m, bool is_request, bool& internal) {
     const std::int64_t u = m.payload.ints.at(0);
     if (is_request) {
-      if (u > v) throw std::logic_error("partial allreduce: activation request for a future version");
+      if (u > v)
+        throw std::logic_error("partial allreduce: a request for version " + std::to_string(u) +
+                               " while this rank's agent waits for version " + std::to_string(v) +
+                               ": a message left by an earlier collective with the same instance on this Comm? "
+                               "(PartialAllreduceConfig::instance)");
       if (u < v) return -1;  // the main agent asked for a version that had already started
       internal = true;
       return s_.rank;

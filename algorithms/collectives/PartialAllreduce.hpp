@@ -116,7 +116,9 @@ struct PartialAllreduceConfig {
   Channel schedule_channel = Channel::PartialCollective;
   int control_sub = 0;  // two Control sub-tags from here on carry the rank's main-agent/agent wake-ups
   // Instances of one rank that run at once (eager-SGD's per-bucket collectives) take distinct numbers 0..127:
-  // their activation, schedule and Control tags are offset by it.
+  // their activation, schedule and Control tags are offset by it. So does a collective that follows another on the
+  // same Comm: the last version's main-agent request and an activator's duplicate may arrive after finish(), and
+  // the next collective's agent with the same tags would take them (on MPI, where a Comm outlives the objects).
   int instance = 0;
   // Metrics (may be null): per rank and version "fresh_contribution" (0/1) and the "staleness" histogram (steps),
   // per reduction group and version "active_processes" (global) or "group_active_processes" (groups).

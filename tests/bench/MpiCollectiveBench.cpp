@@ -69,6 +69,10 @@ double partial(mpi::MpiComm& comm, mpi::RankRuntime& rt, double bytes, Activatio
   c.logical_bytes = bytes;
   c.initial_buffer.assign(kProxyFloats, 0.0f);
   if (group_size > 0) c.grouping.emplace(comm.size(), group_size);
+  // Each collective its own tags: the one before may have left its last request or a duplicate activation behind
+  // (at 16 ranks with a core each, the next one's agent took such a request: "request for a future version").
+  static int instances = 0;
+  c.instance = instances++ % static_cast<int>(kMaxPartialInstances);
   PartialAllreduce collective(comm, c);
   // time_collective makes reps + 2 calls: exactly the versions configured.
   const double t = time_collective(rt, reps, [&] { collective.call(std::vector<float>(kProxyFloats, 1.0f)); });

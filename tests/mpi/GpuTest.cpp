@@ -211,7 +211,9 @@ TEST(Gpu, AllreduceSgdOnTheGpuMatchesTheCpuRun) {
   const auto& native = gpu_run.summary["mpi"]["native_allreduce"];
   EXPECT_EQ(native["nccl_fallback"].is_string(), any_shared) << native.dump();
   EXPECT_EQ(native["allreduces_over_mpi"].get<int>() > 0, any_shared) << native.dump();
-  EXPECT_EQ(native["nccl_communicators_created"].get<int>() > 0, !any_shared) << native.dump();
+  // A world of one rank has nothing to reduce: its allreduces return before reaching NCCL.
+  EXPECT_EQ(native["nccl_communicators_created"].get<int>() > 0, !any_shared && testing::mpi_size() > 1)
+      << native.dump();
   for (std::size_t r = 0; r < cpu.final_params.size(); ++r)
     for (std::size_t i = 0; i < cpu.final_params[r].size(); ++i)
       EXPECT_NEAR(gpu_run.final_params[r][i], cpu.final_params[r][i],
