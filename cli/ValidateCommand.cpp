@@ -8,6 +8,9 @@
 // OUT/validation.json             {"rows": [{algorithm, measured_steps_per_s, predicted_steps_per_s, relative_error,
 //                                  measured_mean_wait_s, predicted_mean_wait_s, wait_error_s,
 //                                  measured/predicted_aggregate_steps_per_s, aggregate_relative_error}], ...}, last
+//
+// --measured DIR takes the real runs (and, unless --calibration, the calibration) from an earlier validate's DIR
+// instead of running them: the predictions of this build against real runs made once, on a machine that may be gone.
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -37,6 +40,7 @@ struct ValidateOptions {
   int np = 0;
   std::string out;
   std::string calibration;
+  std::string measured;  // an earlier validate's output whose real runs are taken instead of running them
   std::string launcher;
   std::vector<std::string> sets;
   bool quiet = false;
@@ -79,6 +83,26 @@ nlohmann::json read_json(const std::string& path) {
   return nlohmann::json::parse(in);
 }
 
+// Why a stored real run cannot stand for this variant's (empty if it can): it must exist and be the same scenario,
+// algorithm, ranks and steps.
+std::string stored_run_mismatch(const std::string& measured_dir, const Scenario& scenario, int np) {
+  const std::string file = measured_dir + "/summary.json";
+  if (!std::filesystem::exists(file)) return "no real run stored at '" + file + "'";
+  const nlohmann::json m = read_json(file);
+  if (m.value("backend", "") != "mpi") return "'" + file + "' is not a real run (backend " + m.value("backend", "?") + ")";
+  const auto differs = [&](const char* field, const nlohmann::json& want) {
+    return !m.contains(field) || m[field] != want;
+  };
+  for (const auto& [field, want] : {std::pair<const char*, nlohmann::json>{"name", scenario.name},
+                                    {"algorithm", scenario.algorithm},
+                                    {"ranks", np},
+                                    {"iterations", scenario.iterations}})
+    if (differs(field, want))
+      return "the stored run's " + std::string(field) + " is " + (m.contains(field) ? m[field].dump() : "missing") +
+             ", this scenario's " + want.dump() + " ('" + file + "')";
+  return "";
+}
+
 int validate_command(const ValidateOptions& o) {
   namespace fs = std::filesystem;
   // Read and check the scenario and every variant on the platform they will be predicted on.
@@ -99,9 +123,33 @@ int validate_command(const ValidateOptions& o) {
   out = fs::absolute(out).string();
   const std::string scenario_path = fs::absolute(o.scenario).string();
 
-  // 1. Calibrate (or take the given calibration).
-  std::string calibration = o.calibration.empty() ? out + "/calibration.json" : fs::absolute(o.calibration).string();
-  if (o.calibration.empty()) {
+  const std::string measured_root = o.measured.empty() ? "" : fs::absolute(o.measured).string();
+  if (!measured_root.empty()) {
+    for (const auto& v : variants) {
+      const std::string error = stored_run_mismatch(measured_root + "/" + v.label + "/measured", v.scenario, o.np);
+      if (!error.empty()) {
+        std::cerr << "error: --measured: " << v.label << ": " << error << "\n";
+        return kExitBadInput;
+      }
+    }
+  }
+
+  // 1. Calibrate (or take the given calibration, or the stored runs' one).
+  std::string calibration = !o.calibration.empty()     ? fs::absolute(o.calibration).string()
+                            : !measured_root.empty() ? measured_root + "/calibration.json"
+                                                     : out + "/calibration.json";
+  if (o.calibration.empty() && !measured_root.empty() && !fs::exists(calibration)) {
+    // Runs validated with --calibration keep no copy of it; their validation.json records what it held.
+    const std::string record = measured_root + "/validation.json";
+    if (!fs::exists(record) || !read_json(record).contains("calibration")) {
+      std::cerr << "error: --measured: no calibration.json or validation.json in '" << o.measured
+                << "': give the runs' calibration with --calibration\n";
+      return kExitBadInput;
+    }
+    calibration = out + "/calibration.json";
+    write_file_atomic(calibration, read_json(record)["calibration"].dump(2) + "\n");
+  }
+  if (o.calibration.empty() && measured_root.empty()) {
     if (!o.quiet) std::cerr << "[validate] calibrating " << o.np << " ranks -> " << calibration << "\n";
     std::vector<std::string> args = {"calibrate", "--out", calibration, "--scenario", scenario_path};
     for (const auto& s : o.sets) args.insert(args.end(), {"--set", s});
@@ -115,7 +163,7 @@ int validate_command(const ValidateOptions& o) {
   try {
     calibrated = read_json(calibration);
   } catch (const std::exception& e) {
-    std::cerr << "error: --calibration: " << e.what() << "\n";
+    std::cerr << "error: " << (o.calibration.empty() ? "--measured" : "--calibration") << ": " << e.what() << "\n";
     return kExitBadInput;
   }
   platform["calibration"] = calibration;
@@ -126,8 +174,9 @@ int validate_command(const ValidateOptions& o) {
   int status = kExitOk;
   for (const auto& v : variants) {
     const std::string dir = out + "/" + v.label;
+    const std::string measured_dir = measured_root.empty() ? dir + "/measured" : measured_root + "/" + v.label + "/measured";
     fs::create_directories(dir);
-    fs::remove_all(dir + "/measured");
+    if (measured_root.empty()) fs::remove_all(dir + "/measured");
     fs::remove_all(dir + "/predicted");
     nlohmann::json measured_json = v.json, predicted_json = v.json;
     measured_json["platform"] = platform;
@@ -146,17 +195,19 @@ int validate_command(const ValidateOptions& o) {
     }
     predicted.progress = false;
 
-    if (!o.quiet) std::cerr << "[validate] " << v.label << ": running on " << o.np << " ranks\n";
-    std::vector<std::string> args = {"run", scenario_path};
-    for (const auto& s : o.sets) args.insert(args.end(), {"--set", s});
-    args.insert(args.end(), {"--set", "platform=" + platform.dump(), "--set",
-                             "algorithm=" + measured_json["algorithm"].dump(), "--backend", "mpi", "--quiet", "--out",
-                             dir + "/measured"});
-    const std::string error = run_job(o, args, dir + "/measured");
-    if (!error.empty()) {
-      std::cerr << "error: " << v.label << ": the MPI run failed: " << error << "\n";
-      status = kExitRunFailed;
-      continue;
+    if (measured_root.empty()) {
+      if (!o.quiet) std::cerr << "[validate] " << v.label << ": running on " << o.np << " ranks\n";
+      std::vector<std::string> args = {"run", scenario_path};
+      for (const auto& s : o.sets) args.insert(args.end(), {"--set", s});
+      args.insert(args.end(), {"--set", "platform=" + platform.dump(), "--set",
+                               "algorithm=" + measured_json["algorithm"].dump(), "--backend", "mpi", "--quiet",
+                               "--out", dir + "/measured"});
+      const std::string error = run_job(o, args, dir + "/measured");
+      if (!error.empty()) {
+        std::cerr << "error: " << v.label << ": the MPI run failed: " << error << "\n";
+        status = kExitRunFailed;
+        continue;
+      }
     }
     if (!o.quiet) std::cerr << "[validate] " << v.label << ": simulating on the calibrated platform\n";
     const ChildResult child = run_in_child([&] {
@@ -174,11 +225,11 @@ int validate_command(const ValidateOptions& o) {
       continue;
     }
     try {
-      const nlohmann::json m = read_json(dir + "/measured/summary.json");
+      const nlohmann::json m = read_json(measured_dir + "/summary.json");
       const nlohmann::json p = read_json(dir + "/predicted/summary.json");
       rows.push_back(validation::compare_summaries(v.label, m, p));
       runs.push_back({{"algorithm", v.label},
-                      {"measured", dir + "/measured"},
+                      {"measured", measured_dir},
                       {"predicted", dir + "/predicted"},
                       {"measured_wall_s", m.value("wall_time_s", 0.0)},
                       {"mpi", m.value("mpi", nlohmann::json())}});
@@ -197,6 +248,7 @@ int validate_command(const ValidateOptions& o) {
   result["launcher"] = launch(o);
   result["calibration"] = calibrated;
   result["calibration_file"] = calibration;
+  if (!measured_root.empty()) result["measured_from"] = measured_root;
   nlohmann::json row_list = nlohmann::json::array();
   double worst = 0;
   for (const auto& r : rows) {
@@ -212,7 +264,11 @@ int validate_command(const ValidateOptions& o) {
               variants.front().scenario.name.c_str(), o.np,
               calibrated.value("latency_s", 0.0) * 1e6, calibrated.value("bandwidth_Bps", 0.0) * 1e-9);
   std::cout << validation::format_validation_table(rows);
-  std::cout << "results: " << out << "/validation.json (runs in " << out << "/<algorithm>/{measured,predicted})\n";
+  if (measured_root.empty())
+    std::cout << "results: " << out << "/validation.json (runs in " << out << "/<algorithm>/{measured,predicted})\n";
+  else
+    std::cout << "results: " << out << "/validation.json (predictions in " << out << "/<algorithm>/predicted, real runs "
+              << "from " << measured_root << "/<algorithm>/measured)\n";
   if (status == kExitOk && o.tolerance >= 0 && worst > o.tolerance) {
     std::cerr << "error: largest relative error " << 100 * worst << "% exceeds --tolerance " << 100 * o.tolerance
               << "%\n";
@@ -236,6 +292,10 @@ void add_validate_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--calibration", options->calibration,
                   "use this calibration instead of running quorum calibrate first")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--measured", options->measured,
+                  "take the real runs from an earlier validate's result directory (and its calibration, unless "
+                  "--calibration) instead of running them: this build's predictions against stored real runs")
+      ->check(CLI::ExistingDirectory);
   cmd->add_option("--launcher", options->launcher,
                   "MPI launcher instead of the local mpirun, e.g. \"mpirun --hostfile hosts\" or \"srun -n {np}\"");
   cmd->add_option("--set", options->sets, "override a field by its dotted path")->type_name("KEY=VALUE");

@@ -236,6 +236,29 @@ TEST(Validate, CalibratesRunsBothBackendsAndWritesValidationJson) {
   EXPECT_EQ(v["rows"][0]["algorithm"], "allreduce");
   EXPECT_EQ(read_json(dir + "/out/allreduce/measured/summary.json")["backend"], "mpi");
   EXPECT_EQ(read_json(dir + "/out/allreduce/predicted/summary.json")["backend"], "simgrid");
+
+  // --measured: the same comparison from the stored real runs and calibration, with no MPI job (a launcher that
+  // fails would fail it): the measured side read back, the prediction made again, both the same to the bit.
+  const auto again = testing::run_cli("validate '" + file + "' --np 4 --quiet --measured '" + dir +
+                                      "/out' --launcher /bin/false --out '" + dir + "/again'");
+  ASSERT_EQ(again.exit_code, 0) << again.err << again.out;
+  const auto w = read_json(dir + "/again/validation.json");
+  ASSERT_EQ(w["rows"].size(), v["rows"].size());
+  for (std::size_t i = 0; i < v["rows"].size(); ++i) EXPECT_EQ(w["rows"][i], v["rows"][i]);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/again/allreduce/measured"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/again/allreduce/predicted/summary.json"));
+  // Stored runs that are not this scenario's: another rank count, an algorithm never run.
+  const auto other_np = testing::run_cli("validate '" + file + "' --np 2 --quiet --measured '" + dir + "/out' --out '" +
+                                         dir + "/bad'");
+  EXPECT_EQ(other_np.exit_code, 2);
+  EXPECT_NE(other_np.err.find("--measured: allreduce: the stored run's ranks is 4, this scenario's 2"),
+            std::string::npos)
+      << other_np.err;
+  const auto missing = testing::run_cli("validate '" + file + "' --np 4 --quiet --measured '" + dir +
+                                        "/out' --set 'algorithm={\"name\":\"dpsgd\"}' --out '" + dir + "/bad'");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("--measured: dpsgd: no real run stored at"), std::string::npos) << missing.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/bad/validation.json"));
   std::filesystem::remove_all(dir);
   std::filesystem::remove(file);
 }
