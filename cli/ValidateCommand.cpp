@@ -89,7 +89,8 @@ std::string stored_run_mismatch(const std::string& measured_dir, const Scenario&
   const std::string file = measured_dir + "/summary.json";
   if (!std::filesystem::exists(file)) return "no real run stored at '" + file + "'";
   const nlohmann::json m = read_json(file);
-  if (m.value("backend", "") != "mpi") return "'" + file + "' is not a real run (backend " + m.value("backend", "?") + ")";
+  if (m.value("backend", "") != "mpi")
+    return "'" + file + "' is not a real run (backend " + m.value("backend", "?") + ")";
   const auto differs = [&](const char* field, const nlohmann::json& want) {
     return !m.contains(field) || m[field] != want;
   };
@@ -174,7 +175,8 @@ int validate_command(const ValidateOptions& o) {
   int status = kExitOk;
   for (const auto& v : variants) {
     const std::string dir = out + "/" + v.label;
-    const std::string measured_dir = measured_root.empty() ? dir + "/measured" : measured_root + "/" + v.label + "/measured";
+    const std::string measured_dir =
+        measured_root.empty() ? dir + "/measured" : measured_root + "/" + v.label + "/measured";
     fs::create_directories(dir);
     if (measured_root.empty()) fs::remove_all(dir + "/measured");
     fs::remove_all(dir + "/predicted");
@@ -267,8 +269,8 @@ int validate_command(const ValidateOptions& o) {
   if (measured_root.empty())
     std::cout << "results: " << out << "/validation.json (runs in " << out << "/<algorithm>/{measured,predicted})\n";
   else
-    std::cout << "results: " << out << "/validation.json (predictions in " << out << "/<algorithm>/predicted, real runs "
-              << "from " << measured_root << "/<algorithm>/measured)\n";
+    std::cout << "results: " << out << "/validation.json (predictions in " << out
+              << "/<algorithm>/predicted, real runs from " << measured_root << "/<algorithm>/measured)\n";
   if (status == kExitOk && o.tolerance >= 0 && worst > o.tolerance) {
     std::cerr << "error: largest relative error " << 100 * worst << "% exceeds --tolerance " << 100 * o.tolerance
               << "%\n";
