@@ -409,9 +409,13 @@ void ProgressEngine::block_until(std::unique_lock<std::mutex>& lock, Done done) 
         lock.lock();
       }
       driven_ = false;
-      // Hand over: another waiting agent may drive, else the progress thread resumes polling at once.
-      kicked_ = !active_.empty();
-      work_.notify_one();
+      // Hand over: another waiting agent may drive, else the progress thread resumes polling at once. With nothing
+      // pending there is nothing to resume: waking it anyway put a futex wake and a thread to schedule on the return
+      // path of every wait.
+      if (!active_.empty()) {
+        kicked_ = true;
+        work_.notify_one();
+      }
       completed_.notify_all();
       continue;
     }
