@@ -142,13 +142,14 @@ int validate_command(const ValidateOptions& o) {
   if (o.calibration.empty() && !measured_root.empty() && !fs::exists(calibration)) {
     // Runs validated with --calibration keep no copy of it; their validation.json records what it held.
     const std::string record = measured_root + "/validation.json";
-    if (!fs::exists(record) || !read_json(record).contains("calibration")) {
+    const nlohmann::json recorded = fs::exists(record) ? read_json(record) : nlohmann::json::object();
+    if (!recorded.contains("calibration")) {
       std::cerr << "error: --measured: no calibration.json or validation.json in '" << o.measured
                 << "': give the runs' calibration with --calibration\n";
       return kExitBadInput;
     }
     calibration = out + "/calibration.json";
-    write_file_atomic(calibration, read_json(record)["calibration"].dump(2) + "\n");
+    write_file_atomic(calibration, recorded["calibration"].dump(2) + "\n");
   }
   if (o.calibration.empty() && measured_root.empty()) {
     if (!o.quiet) std::cerr << "[validate] calibrating " << o.np << " ranks -> " << calibration << "\n";
