@@ -503,6 +503,7 @@ void FlowNetwork::gather(ClassId seed) {
     f.penalty = k.penalty;
     f.bound = k.bound;
     f.members = k.members;
+    f.weight = k.members / k.penalty;
   };
   add_class(seed);
   for (std::size_t next = comp_classes_.size() - 1; next < comp_classes_.size(); ++next) {
@@ -521,8 +522,8 @@ void FlowNetwork::gather(ClassId seed) {
         f.classes = f.unfixed;
         for (const ClassId d : l.classes) {
           const Class& m = classes_[d];
-          f.usage += m.members / m.penalty;
           if (m.stamp != stamp_) add_class(d);
+          f.usage += fill_classes_[m.local].weight;
           fill_link_classes_.push_back(m.local);
           if (l.capacity <= m.bound) fill_classes_[m.local].capped_by_link = true;
         }
@@ -553,28 +554,31 @@ void FlowNetwork::fill() {
   if (!std::is_sorted(bound_levels_.begin(), bound_levels_.end(),
                       [](const auto& a, const auto& b) { return a.first < b.first; }))
     std::sort(bound_levels_.begin(), bound_levels_.end());
+  std::size_t unfixed_classes = fill_classes_.size();
   const auto fix = [&](std::uint32_t c, double rate) {
     FillClass& k = fill_classes_[c];
     k.fixed = true;
+    --unfixed_classes;
     k.new_rate = rate;
     for (std::uint32_t i = k.first_link; i < k.first_link + k.links; ++i) {
       FillLink& l = fill_links_[fill_class_links_[i]];
       l.rem -= k.members * rate;
       --l.unfixed;
       if (l.unfixed == 0) continue;
-      l.usage -= k.members / k.penalty;
+      l.usage -= k.weight;
       if (!(l.usage > 0)) {  // rounding: count again
         l.usage = 0;
         for (std::uint32_t j = l.first_class; j < l.first_class + l.classes; ++j) {
           const FillClass& d = fill_classes_[fill_link_classes_[j]];
-          if (!d.fixed) l.usage += d.members / d.penalty;
+          if (!d.fixed) l.usage += d.weight;
         }
       }
       ++l.version;  // its entry in the heap is now below its level: it is pushed again when it comes up
     }
   };
   std::size_t next_bound = 0;
-  for (;;) {
+  // Once every class is fixed, what is left in the heap and the bounds could fix nothing more.
+  while (unfixed_classes > 0) {
     // A bound at a link's level goes first: either order gives the class the same rate.
     if (next_bound < bound_levels_.size() &&
         (levels_.empty() || bound_levels_[next_bound].first <= levels_.front().level)) {

@@ -166,6 +166,7 @@ class FlowNetwork {
   };
   struct FillClass {
     double penalty = 1, bound = kNever;
+    double weight = 0;  // members / penalty: its flows' part of each link's usage, divided once a solve
     double new_rate = 0;
     std::uint32_t members = 0;
     std::uint32_t first_link = 0;  // its links that can bind: fill_class_links_[first_link, first_link + links)
