@@ -1,6 +1,7 @@
 #include "algorithms/prague/GroupGenerator.hpp"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include "kernels/random/SeedStream.hpp"
