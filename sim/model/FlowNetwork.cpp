@@ -48,6 +48,7 @@ void FlowNetwork::set_capacity(LinkId link, double capacity_Bps, double now) {
   Link& l = links_[link];
   const bool was_binding = l.binds();
   l.capacity = capacity_Bps;
+  ++structure_;
   refresh(link, now);
   if (links_[link].solved && (was_binding || links_[link].binds())) {
     mark_modified(link);
@@ -111,12 +112,14 @@ void FlowNetwork::begin_moving(FlowId id, double now) {
   f.unsolved = 0;
   for (std::size_t i = 0; i < f.route.size(); ++i) {
     Link& l = links_[f.route[i]];
+    const bool was_binding = l.binds();
     f.slot[i] = static_cast<std::uint32_t>(l.moving.size());
     l.moving.push_back(id);
     if (std::isfinite(f.bound))
       l.bound_sum += f.bound;
     else
       ++l.unbounded;
+    if (l.solved && l.binds() != was_binding) ++structure_;
     if (l.unsolved_binding) ++f.unsolved;
   }
   for (const LinkId link : f.route) refresh(link, now);
@@ -132,6 +135,7 @@ void FlowNetwork::end_moving(FlowId id, double now) {
   for (std::size_t i = 0; i < f.route.size(); ++i) {
     const LinkId link = f.route[i];
     Link& l = links_[link];
+    const bool was_binding = l.binds();
     const FlowId moved = l.moving.back();
     l.moving[f.slot[i]] = moved;
     if (moved != id) {
@@ -142,6 +146,7 @@ void FlowNetwork::end_moving(FlowId id, double now) {
     l.moving.pop_back();
     if (!std::isfinite(f.bound)) --l.unbounded;
     l.bound_sum = l.moving.empty() ? 0 : l.bound_sum - (std::isfinite(f.bound) ? f.bound : 0);
+    if (l.solved && l.binds() != was_binding) ++structure_;
   }
   for (const LinkId link : flows_[id].route) refresh(link, now);
 }
@@ -198,6 +203,7 @@ void FlowNetwork::count_unsolved(LinkId id) {
 // The link joins or leaves the solve: the flows crossing it change class (their key gains or loses it).
 void FlowNetwork::set_solved(LinkId id, bool solved, double now) {
   links_[id].solved = solved;
+  ++structure_;
   count_unsolved(id);
   for (const FlowId g : links_[id].moving)
     if (flows_[g].cls != kNoClass) reclassify(g, now);
@@ -242,7 +248,10 @@ void FlowNetwork::join(FlowId id, double remaining, double now) {
     // With no solved link it moves at its bound; else the solve sets its rate.
     k.rate = k.key.empty() && std::isfinite(k.bound) ? k.bound : 0;
     for (const LinkId l : k.key) links_[l].classes.push_back(c);
-    if (!k.key.empty()) seeds_.push_back(c);
+    if (!k.key.empty()) {
+      seeds_.push_back(c);
+      ++structure_;
+    }
   }
   const ClassId c = it->second;
   Class& k = classes_[c];
@@ -287,6 +296,7 @@ double FlowNetwork::leave(FlowId id, double now) {
   key_scratch_.assign(k.key.begin(), k.key.end());
   end_key(k.penalty, k.bound);
   class_of_key_.erase(key_scratch_);
+  if (!k.key.empty()) ++structure_;
   for (const LinkId l : k.key) {
     auto& list = links_[l].classes;
     const auto at = std::find(list.begin(), list.end(), c);
@@ -448,43 +458,104 @@ void FlowNetwork::advance(double now, std::vector<FlowId>& ended) {
 
 void FlowNetwork::solve(double now) {
   // Links of few flows the last solve found under half full leave the solve: their flows' classes merge.
+  std::sort(slack_.begin(), slack_.end());  // in id order, whatever the component's order (so are overflows)
   for (const LinkId l : slack_)
     if (links_[l].solved && links_[l].moving.size() <= kFewFlows) set_solved(l, false, now);
   slack_.clear();
   for (;;) {
     ++solves_;
-    ++stamp_;
-    comp_classes_.clear();
-    comp_links_.clear();
-    fill_classes_.clear();
-    fill_links_.clear();
-    fill_class_links_.clear();
-    fill_link_classes_.clear();
-    for (const LinkId link : modified_) {
-      links_[link].modified = false;
-      if (!links_[link].solved) continue;
-      for (const ClassId c : links_[link].classes) gather(c);
-    }
-    modified_.clear();
-    for (const ClassId c : seeds_)
-      if (classes_[c].alive) gather(c);
-    seeds_.clear();
-    fill();
     rose_.clear();
-    for (std::size_t i = 0; i < comp_classes_.size(); ++i) {
-      const ClassId c = comp_classes_[i];
-      const double r = fill_classes_[i].new_rate;
-      if (r > classes_[c].rate) rose_.push_back(c);
-      set_class_rate(c, r, now);
-    }
-    for (std::size_t i = 0; i < comp_links_.size(); ++i) {
-      const Link& l = links_[comp_links_[i]];
-      if (l.moving.size() <= kFewFlows && l.capacity - fill_links_[i].rem < 0.5 * l.capacity)
-        slack_.push_back(comp_links_[i]);
+    if (gather_component() != Component::None) {
+      fill();
+      for (std::size_t i = 0; i < comp_classes_.size(); ++i) {
+        const ClassId c = comp_classes_[i];
+        const double r = fill_classes_[i].new_rate;
+        if (r > classes_[c].rate) rose_.push_back(c);
+        set_class_rate(c, r, now);
+      }
+      std::sort(rose_.begin(), rose_.end());  // checked in id order, whatever the component's order
+      for (std::size_t i = 0; i < comp_links_.size(); ++i) {
+        const Link& l = links_[comp_links_[i]];
+        if (l.moving.size() <= kFewFlows && l.capacity - fill_links_[i].rem < 0.5 * l.capacity)
+          slack_.push_back(comp_links_[i]);
+      }
     }
     if (!check_overflows(now)) break;
   }
   pending_ = false;
+}
+
+// Readies the fill arrays with the classes to solve: those coupled to the solved links changed since the last solve
+// and to the new classes (seeds_). None when there are none; else the component kept from the last gather if nothing
+// that shapes it changed and those classes are in it; else gathered anew.
+FlowNetwork::Component FlowNetwork::gather_component() {
+  bool any = false;
+  for (const LinkId link : modified_) any = any || (links_[link].solved && !links_[link].classes.empty());
+  for (const ClassId c : seeds_) any = any || classes_[c].alive;
+  if (!any) {
+    for (const LinkId link : modified_) links_[link].modified = false;
+    modified_.clear();
+    seeds_.clear();
+    return Component::None;
+  }
+  if (keep_component()) {
+    ++kept_solves_;
+    return Component::Kept;
+  }
+  ++stamp_;
+  comp_classes_.clear();
+  comp_links_.clear();
+  fill_classes_.clear();
+  fill_links_.clear();
+  fill_class_links_.clear();
+  fill_link_classes_.clear();
+  std::size_t started = 0;  // gathers that found a class not in the component yet
+  const auto gather_from = [&](ClassId c) {
+    if (classes_[c].stamp == stamp_) return;
+    ++started;
+    gather(c);
+  };
+  for (const LinkId link : modified_) {
+    links_[link].modified = false;
+    if (!links_[link].solved) continue;
+    for (const ClassId c : links_[link].classes) gather_from(c);
+  }
+  modified_.clear();
+  for (const ClassId c : seeds_)
+    if (classes_[c].alive) gather_from(c);
+  seeds_.clear();
+  kept_structure_ = started == 1 ? structure_ : kNotKept;
+  bounds_ready_ = false;
+  return Component::Gathered;
+}
+
+// Whether the component the last gather left can be solved again as it is (see kept_structure_): if so, reads again
+// what changed since (each class's flows, each link's capacity left and usage, summed in the same order as gather()).
+bool FlowNetwork::keep_component() {
+  if (!keep_components_ || kept_structure_ != structure_ || !seeds_.empty()) return false;
+  for (const LinkId link : modified_) {
+    if (!links_[link].solved) continue;
+    for (const ClassId c : links_[link].classes)
+      if (classes_[c].stamp != stamp_) return false;
+  }
+  for (const LinkId link : modified_) links_[link].modified = false;
+  modified_.clear();
+  for (std::size_t i = 0; i < fill_classes_.size(); ++i) {
+    FillClass& f = fill_classes_[i];
+    f.members = classes_[comp_classes_[i]].members;
+    f.weight = f.members / f.penalty;
+    f.new_rate = 0;
+    f.fixed = false;
+  }
+  for (std::size_t i = 0; i < fill_links_.size(); ++i) {
+    FillLink& f = fill_links_[i];
+    f.rem = links_[comp_links_[i]].capacity;
+    f.usage = 0;
+    for (std::uint32_t j = f.first_class; j < f.first_class + f.classes; ++j)
+      f.usage += fill_classes_[fill_link_classes_[j]].weight;
+    f.unfixed = f.classes;
+  }
+  return true;
 }
 
 // Adds to the component being solved every class coupled to `seed` through solved links that can bind, and readies
@@ -542,18 +613,25 @@ void FlowNetwork::gather(ClassId seed) {
 // solves and usually share one level (one node bandwidth and one route latency across a component; Prague at 4,096
 // ranks: 97 bounded classes, one level), so they cost a scan, not a heap entry each.
 void FlowNetwork::fill() {
+  // Equal levels go in link id order, so the order the component was gathered in does not matter.
+  const auto after = [this](const Level& a, const Level& b) {
+    return a.level > b.level || (a.level == b.level && comp_links_[a.link] > comp_links_[b.link]);
+  };
   levels_.clear();
   for (std::uint32_t i = 0; i < fill_links_.size(); ++i)  // gather() set their capacity left and usage
     levels_.push_back({fill_links_[i].rem / fill_links_[i].usage, i, fill_links_[i].version});
-  std::make_heap(levels_.begin(), levels_.end(), std::greater<>{});
-  bound_levels_.clear();  // by ClassId, the order of ties
-  for (std::size_t i = 0; i < fill_classes_.size(); ++i) {
-    const FillClass& k = fill_classes_[i];
-    if (std::isfinite(k.bound) && !k.capped_by_link) bound_levels_.push_back({k.bound * k.penalty, comp_classes_[i]});
+  std::make_heap(levels_.begin(), levels_.end(), after);
+  if (!bounds_ready_) {  // a kept component's bounds stay as they were
+    bound_levels_.clear();
+    for (std::size_t i = 0; i < fill_classes_.size(); ++i) {
+      const FillClass& k = fill_classes_[i];
+      if (std::isfinite(k.bound) && !k.capped_by_link)
+        bound_levels_.push_back({k.bound * k.penalty, comp_classes_[i]});
+    }
+    if (!std::is_sorted(bound_levels_.begin(), bound_levels_.end()))  // by level, then ClassId
+      std::sort(bound_levels_.begin(), bound_levels_.end());
+    bounds_ready_ = true;
   }
-  if (!std::is_sorted(bound_levels_.begin(), bound_levels_.end(),
-                      [](const auto& a, const auto& b) { return a.first < b.first; }))
-    std::sort(bound_levels_.begin(), bound_levels_.end());
   std::size_t unfixed_classes = fill_classes_.size();
   const auto fix = [&](std::uint32_t c, double rate) {
     FillClass& k = fill_classes_[c];
@@ -587,14 +665,14 @@ void FlowNetwork::fill() {
       continue;
     }
     if (levels_.empty()) break;
-    std::pop_heap(levels_.begin(), levels_.end(), std::greater<>{});
+    std::pop_heap(levels_.begin(), levels_.end(), after);
     const Level e = levels_.back();
     levels_.pop_back();
     const FillLink& l = fill_links_[e.link];
     if (l.unfixed == 0) continue;
     if (e.version != l.version) {
       levels_.push_back({std::max(l.rem, 0.0) / l.usage, e.link, l.version});
-      std::push_heap(levels_.begin(), levels_.end(), std::greater<>{});
+      std::push_heap(levels_.begin(), levels_.end(), after);
       continue;
     }
     // `fix` changes the classes' state only, not the link's list of classes.
@@ -645,6 +723,7 @@ bool FlowNetwork::check_overflows(double now) {
       }
     }
   }
+  std::sort(overflowing_.begin(), overflowing_.end());
   for (const LinkId link : overflowing_)
     if (!links_[link].solved) set_solved(link, true, now);
   return !overflowing_.empty();
