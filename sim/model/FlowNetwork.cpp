@@ -487,59 +487,60 @@ void FlowNetwork::solve(double now) {
 
 // Readies the fill arrays with the classes to solve: those coupled to the solved links changed since the last solve
 // and to the new classes (seeds_). None when there are none; else the component kept from the last gather if nothing
-// that shapes it changed and those classes are in it; else gathered anew.
+// that shapes it changed and those classes are in it; else gathered anew. Either way what changes between solves is
+// then read (read_changes).
 FlowNetwork::Component FlowNetwork::gather_component() {
   bool any = false;
   for (const LinkId link : modified_) any = any || (links_[link].solved && !links_[link].classes.empty());
   for (const ClassId c : seeds_) any = any || classes_[c].alive;
-  if (!any) {
-    for (const LinkId link : modified_) links_[link].modified = false;
-    modified_.clear();
-    seeds_.clear();
-    return Component::None;
-  }
-  if (keep_component()) {
+  Component component = Component::None;
+  if (any && can_keep_component()) {
     ++kept_solves_;
-    return Component::Kept;
+    component = Component::Kept;
+  } else if (any) {
+    ++stamp_;
+    comp_classes_.clear();
+    comp_links_.clear();
+    fill_classes_.clear();
+    fill_links_.clear();
+    fill_class_links_.clear();
+    fill_link_classes_.clear();
+    std::size_t started = 0;  // gathers that found a class not in the component yet
+    const auto gather_from = [&](ClassId c) {
+      if (classes_[c].stamp == stamp_) return;
+      ++started;
+      gather(c);
+    };
+    for (const LinkId link : modified_)
+      if (links_[link].solved)
+        for (const ClassId c : links_[link].classes) gather_from(c);
+    for (const ClassId c : seeds_)
+      if (classes_[c].alive) gather_from(c);
+    kept_structure_ = started == 1 ? structure_ : kNotKept;
+    bounds_ready_ = false;
+    component = Component::Gathered;
   }
-  ++stamp_;
-  comp_classes_.clear();
-  comp_links_.clear();
-  fill_classes_.clear();
-  fill_links_.clear();
-  fill_class_links_.clear();
-  fill_link_classes_.clear();
-  std::size_t started = 0;  // gathers that found a class not in the component yet
-  const auto gather_from = [&](ClassId c) {
-    if (classes_[c].stamp == stamp_) return;
-    ++started;
-    gather(c);
-  };
-  for (const LinkId link : modified_) {
-    links_[link].modified = false;
-    if (!links_[link].solved) continue;
-    for (const ClassId c : links_[link].classes) gather_from(c);
-  }
+  for (const LinkId link : modified_) links_[link].modified = false;
   modified_.clear();
-  for (const ClassId c : seeds_)
-    if (classes_[c].alive) gather_from(c);
   seeds_.clear();
-  kept_structure_ = started == 1 ? structure_ : kNotKept;
-  bounds_ready_ = false;
-  return Component::Gathered;
+  if (component != Component::None) read_changes();
+  return component;
 }
 
-// Whether the component the last gather left can be solved again as it is (see kept_structure_): if so, reads again
-// what changed since (each class's flows, each link's capacity left and usage, summed in the same order as gather()).
-bool FlowNetwork::keep_component() {
+// Whether the component the last gather left can be solved again as it is (see kept_structure_).
+bool FlowNetwork::can_keep_component() const {
   if (!keep_components_ || kept_structure_ != structure_ || !seeds_.empty()) return false;
   for (const LinkId link : modified_) {
     if (!links_[link].solved) continue;
     for (const ClassId c : links_[link].classes)
       if (classes_[c].stamp != stamp_) return false;
   }
-  for (const LinkId link : modified_) links_[link].modified = false;
-  modified_.clear();
+  return true;
+}
+
+// What changes between solves, read into the component's fill arrays: each class's flows and their weight, each
+// link's capacity left, its classes' usage (summed in the link's order of classes) and count.
+void FlowNetwork::read_changes() {
   for (std::size_t i = 0; i < fill_classes_.size(); ++i) {
     FillClass& f = fill_classes_[i];
     f.members = classes_[comp_classes_[i]].members;
@@ -555,14 +556,14 @@ bool FlowNetwork::keep_component() {
       f.usage += fill_classes_[fill_link_classes_[j]].weight;
     f.unfixed = f.classes;
   }
-  return true;
 }
 
-// Adds to the component being solved every class coupled to `seed` through solved links that can bind, and readies
-// them for the filling (fill_links_, fill_classes_): each link's capacity left and its classes' flows weighted by
-// 1 / penalty; each class's capped_by_link. A class that crosses a link of the component no wider than its bound
-// never reaches the bound before that link fills (its flows share the link), so its bound needs no entry in the
-// filling (a flow's bound is its narrowest link's capacity: this is every class whose node link is solved).
+// Adds to the component being solved every class coupled to `seed` through solved links that can bind, and lays them
+// out for the filling (fill_links_, fill_classes_; read_changes() then fills in what changes between solves): each
+// class's penalty, bound, links and capped_by_link, each link's classes. A class that crosses a link of the component
+// no wider than its bound never reaches the bound before that link fills (its flows share the link), so its bound needs
+// no entry in the filling (a flow's bound is its narrowest link's capacity: this is every class whose node link is
+// solved).
 void FlowNetwork::gather(ClassId seed) {
   if (classes_[seed].stamp == stamp_) return;
   const auto add_class = [&](ClassId c) {
@@ -573,8 +574,6 @@ void FlowNetwork::gather(ClassId seed) {
     FillClass& f = fill_classes_.emplace_back();
     f.penalty = k.penalty;
     f.bound = k.bound;
-    f.members = k.members;
-    f.weight = k.members / k.penalty;
   };
   add_class(seed);
   for (std::size_t next = comp_classes_.size() - 1; next < comp_classes_.size(); ++next) {
@@ -587,14 +586,11 @@ void FlowNetwork::gather(ClassId seed) {
         l.local = static_cast<std::uint32_t>(comp_links_.size());
         comp_links_.push_back(link);
         FillLink& f = fill_links_.emplace_back();
-        f.rem = l.capacity;
-        f.unfixed = static_cast<std::uint32_t>(l.classes.size());
         f.first_class = static_cast<std::uint32_t>(fill_link_classes_.size());
-        f.classes = f.unfixed;
+        f.classes = static_cast<std::uint32_t>(l.classes.size());
         for (const ClassId d : l.classes) {
           const Class& m = classes_[d];
           if (m.stamp != stamp_) add_class(d);
-          f.usage += fill_classes_[m.local].weight;
           fill_link_classes_.push_back(m.local);
           if (l.capacity <= m.bound) fill_classes_[m.local].capped_by_link = true;
         }
@@ -618,7 +614,7 @@ void FlowNetwork::fill() {
     return a.level > b.level || (a.level == b.level && comp_links_[a.link] > comp_links_[b.link]);
   };
   levels_.clear();
-  for (std::uint32_t i = 0; i < fill_links_.size(); ++i)  // gather() set their capacity left and usage
+  for (std::uint32_t i = 0; i < fill_links_.size(); ++i)  // read_changes() set their capacity left and usage
     levels_.push_back({fill_links_[i].rem / fill_links_[i].usage, i, fill_links_[i].version});
   std::make_heap(levels_.begin(), levels_.end(), after);
   if (!bounds_ready_) {  // a kept component's bounds stay as they were

@@ -209,7 +209,8 @@ class FlowNetwork {
   void solve(double now);
   enum class Component : std::uint8_t { None, Kept, Gathered };
   Component gather_component();
-  bool keep_component();
+  bool can_keep_component() const;
+  void read_changes();
   void gather(ClassId seed);
   void fill();
   bool check_overflows(double now);
