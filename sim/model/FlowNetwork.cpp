@@ -61,8 +61,8 @@ FlowNetwork::FlowId FlowNetwork::start(double now, std::span<const LinkId> route
   if (!(penalty > 0)) throw std::invalid_argument("FlowNetwork: a flow's penalty must be positive");
   const FlowId id = take_free_slot(flows_, free_flows_, "FlowNetwork: flows");
   Flow& f = flows_[id];
-  f.route.assign(route.begin(), route.end());
-  f.slot.assign(route.size(), 0);
+  f.route.assign(route.size());
+  for (std::size_t i = 0; i < route.size(); ++i) f.route[i].link = route[i];
   f.remaining = std::max(bytes, 0.0);
   f.penalty = penalty;
   f.bound = bound_Bps > 0 ? bound_Bps : kNever;
@@ -110,10 +110,10 @@ void FlowNetwork::begin_moving(FlowId id, double now) {
   }
   f.on_links = true;
   f.unsolved = 0;
-  for (std::size_t i = 0; i < f.route.size(); ++i) {
-    Link& l = links_[f.route[i]];
+  for (Hop& hop : f.route) {
+    Link& l = links_[hop.link];
     const bool was_binding = l.binds();
-    f.slot[i] = static_cast<std::uint32_t>(l.moving.size());
+    hop.slot = static_cast<std::uint32_t>(l.moving.size());
     l.moving.push_back(id);
     if (std::isfinite(f.bound))
       l.bound_sum += f.bound;
@@ -122,7 +122,7 @@ void FlowNetwork::begin_moving(FlowId id, double now) {
     if (l.solved && l.binds() != was_binding) ++structure_;
     if (l.unsolved_binding) ++f.unsolved;
   }
-  for (const LinkId link : f.route) refresh(link, now);
+  for (const Hop& hop : f.route) refresh(hop.link, now);
   join(id, f.remaining, now);
 }
 
@@ -132,23 +132,20 @@ void FlowNetwork::end_moving(FlowId id, double now) {
   if (flows_[id].cls != kNoClass) leave(id, now);
   Flow& f = flows_[id];
   f.on_links = false;
-  for (std::size_t i = 0; i < f.route.size(); ++i) {
-    const LinkId link = f.route[i];
-    Link& l = links_[link];
+  for (const Hop& hop : f.route) {
+    Link& l = links_[hop.link];
     const bool was_binding = l.binds();
     const FlowId moved = l.moving.back();
-    l.moving[f.slot[i]] = moved;
-    if (moved != id) {
-      Flow& m = flows_[moved];
-      for (std::size_t j = 0; j < m.route.size(); ++j)
-        if (m.route[j] == link) m.slot[j] = f.slot[i];
-    }
+    l.moving[hop.slot] = moved;
+    if (moved != id)
+      for (Hop& other : flows_[moved].route)
+        if (other.link == hop.link) other.slot = hop.slot;
     l.moving.pop_back();
     if (!std::isfinite(f.bound)) --l.unbounded;
     l.bound_sum = l.moving.empty() ? 0 : l.bound_sum - (std::isfinite(f.bound) ? f.bound : 0);
     if (l.solved && l.binds() != was_binding) ++structure_;
   }
-  for (const LinkId link : flows_[id].route) refresh(link, now);
+  for (const Hop& hop : flows_[id].route) refresh(hop.link, now);
 }
 
 // A link whose flows or capacity changed: whether it is solved, and whether it must be checked after the solve.
@@ -227,8 +224,8 @@ void FlowNetwork::end_key(double penalty, double bound) {
 // The flow joins the class of its solved links, penalty and bound, `remaining` bytes from its end.
 void FlowNetwork::join(FlowId id, double remaining, double now) {
   key_scratch_.clear();
-  for (const LinkId l : flows_[id].route)
-    if (links_[l].solved) key_scratch_.push_back(l);
+  for (const Hop& hop : flows_[id].route)
+    if (links_[hop.link].solved) key_scratch_.push_back(hop.link);
   std::sort(key_scratch_.begin(), key_scratch_.end());
   end_key(flows_[id].penalty, flows_[id].bound);
   auto [it, added] = class_of_key_.try_emplace(key_scratch_, kNoClass);
@@ -268,10 +265,10 @@ void FlowNetwork::join(FlowId id, double remaining, double now) {
   // Its rate may differ from its old class's: the links it does not solve share their headroom again, and are
   // checked after the solve.
   if (f.unsolved > 0)
-    for (const LinkId l : f.route) {
-      if (!links_[l].unsolved_binding) continue;
-      share_headroom(l);
-      list_for_check(l, now);
+    for (const Hop& hop : f.route) {
+      if (!links_[hop.link].unsolved_binding) continue;
+      share_headroom(hop.link);
+      list_for_check(hop.link, now);
     }
   schedule(c);
 }
@@ -393,7 +390,6 @@ void FlowNetwork::release(FlowId id) {
   f.on_links = false;
   ++f.version;
   f.route.clear();
-  f.slot.clear();
   free_flows_.push_back(id);
   --in_flight_;
 }
@@ -712,10 +708,10 @@ bool FlowNetwork::check_overflows(double now) {
     for (const Member& m : k.queue) {
       const Flow& f = flows_[m.flow];
       if (m.version != f.version || f.unsolved == 0) continue;
-      for (const LinkId link : f.route) {
-        if (!links_[link].unsolved_binding) continue;
-        check(link);
-        k.safe_rate = std::min(k.safe_rate, k.rate + links_[link].headroom_part);
+      for (const Hop& hop : f.route) {
+        if (!links_[hop.link].unsolved_binding) continue;
+        check(hop.link);
+        k.safe_rate = std::min(k.safe_rate, k.rate + links_[hop.link].headroom_part);
       }
     }
   }

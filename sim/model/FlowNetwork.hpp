@@ -43,6 +43,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/model/InlineVector.hpp"
+
 namespace quorum {
 
 class FlowNetwork {
@@ -67,6 +69,10 @@ class FlowNetwork {
   double capacity(LinkId link) const { return links_[link].capacity; }
   // The link's capacity from `now` on; flows crossing it are re-solved at the next advance().
   void set_capacity(LinkId link, double capacity_Bps, double now);
+
+  // Routes up to this long are kept in the flow itself, longer ones on the heap (Piz Daint's adaptive routes at 4,096
+  // ranks: 2 to 9 links).
+  static constexpr std::size_t kInlineHops = 9;
 
   // A flow of `bytes` over `route` from `now`: `latency_s` without a share, then max-min shares with weight
   // 1 / penalty, at most bound_Bps. The route may repeat no link. Returns its id, valid until it ends.
@@ -95,12 +101,15 @@ class FlowNetwork {
   static constexpr std::uint32_t kNotQueued = std::numeric_limits<std::uint32_t>::max();
   enum class Phase : std::uint8_t { Free, Latency, Moving };
 
+  struct Hop {
+    LinkId link;
+    std::uint32_t slot;  // the flow's index in the link's `moving`
+  };
   struct Flow {
-    std::vector<LinkId> route;
-    std::vector<std::uint32_t> slot;  // its index in each route link's `moving`
-    double remaining = 0;             // bytes left, while in its latency phase
-    double target = 0;                // on its class's clock: where it ends
-    double solo_rate = 0;             // a flow on no link moves at its bound
+    InlineVector<Hop, kInlineHops> route;
+    double remaining = 0;  // bytes left, while in its latency phase
+    double target = 0;     // on its class's clock: where it ends
+    double solo_rate = 0;  // a flow on no link moves at its bound
     double penalty = 1;
     double bound = kNever;
     ClassId cls = kNoClass;

@@ -314,6 +314,60 @@ TEST(FlowNetwork, FlowsMoveTheirBytesAndStayMaxMinFairAsLinksJoinAndLeaveTheSolv
   }
 }
 
+// Routes longer than a flow keeps in place (FlowNetwork::kInlineHops) are kept on the heap: flows on a line of 16
+// links, each over a random stretch of 1 to 16 of them, start and end (so a flow's id serves long and short routes in
+// turn, and ending flows move others' places in their links' lists); rates stay max-min fair and every flow moves its
+// bytes.
+TEST(FlowNetwork, FlowsOnRoutesLongerThanTheInlineHopsShareAsShortOnes) {
+  std::mt19937_64 rng(23);
+  std::uniform_real_distribution<double> unit(0, 1);
+  constexpr int kLine = 16;
+  FlowNetwork net;
+  std::vector<double> capacity;
+  for (int l = 0; l < kLine; ++l) {
+    capacity.push_back(5 + 10 * unit(rng));
+    net.add_link(capacity.back());
+  }
+  struct Started {
+    LinkIds route;
+    double bytes, penalty, bound, moved = 0;
+  };
+  std::map<FlowNetwork::FlowId, Started> live;
+  std::size_t ended_count = 0, long_routes = 0;
+  double now = 0;
+  std::vector<FlowNetwork::FlowId> ended;
+  const auto step_to = [&](double t) {
+    for (auto& [id, f] : live) f.moved += net.rate(id) * (t - now);
+    now = t;
+    ended.clear();
+    net.advance(t, ended);
+    for (const auto id : ended) {
+      const Started& f = live.at(id);
+      EXPECT_NEAR(f.moved, f.bytes, 1e-6 * f.bytes);
+      live.erase(id);
+      ++ended_count;
+    }
+    std::vector<Sharing> flows;
+    for (const auto& [id, f] : live) flows.push_back({id, f.route, f.penalty, f.bound});
+    ASSERT_EQ(max_min_breach(net, flows, capacity), "");
+  };
+  for (int i = 0; i < 400; ++i) {
+    const double t = now + 0.05 * unit(rng);
+    while (net.next_event() <= t) step_to(net.next_event());
+    step_to(t);
+    const int length = 1 + static_cast<int>(rng() % kLine);
+    const int first = static_cast<int>(rng() % (kLine - length + 1));
+    LinkIds route;
+    for (int l = first; l < first + length; ++l) route.push_back(static_cast<FlowNetwork::LinkId>(l));
+    if (route.size() > FlowNetwork::kInlineHops) ++long_routes;
+    Started f{route, 0.5 + 3 * unit(rng), unit(rng) < 0.5 ? 1.0 : 0.5 + unit(rng), narrowest_link(route, capacity)};
+    live.emplace(net.start(now, route, f.bytes, unit(rng) < 0.5 ? 0 : 0.001, f.penalty, f.bound), f);
+  }
+  while (net.flows_in_flight() > 0) step_to(net.next_event());
+  EXPECT_EQ(ended_count, 400u);
+  EXPECT_GT(long_routes, 100u);
+}
+
 // A solve keeps the component the solve before gathered while nothing that shapes it changed (FlowNetwork.hpp); it
 // must give the rates and ends gathering it anew gives, to the bit. Two networks, one keeping and one not, get the
 // same random starts, capacity changes and advances (pooled networks, where most flows share a pool, with and without
