@@ -15,6 +15,7 @@
 
 #include "sim/model/SlowLinkCost.hpp"
 #include "sim/simgrid/CooperativeMutex.hpp"
+#include "sim/simgrid/FreeListAllocator.hpp"
 
 namespace quorum {
 
@@ -96,6 +97,17 @@ class SimRequest final : public Request {
   std::shared_ptr<CommCompletions> completions_;
   const void* kernel_ = nullptr;  // the communication's kernel activity, while watched
 };
+
+// A send or receive makes a request, and a direct message's end with it, and frees them once done: thousands at once
+// in a butterfly's phase. They come from free lists, not malloc (docs/performance-log.md, "Requests and their message
+// ends from a free list").
+std::shared_ptr<SimRequest> new_request(bool is_receive, RankOf owner, std::shared_ptr<CommCompletions> completions) {
+  return std::allocate_shared<SimRequest>(FreeListAllocator<SimRequest>{}, is_receive, std::move(owner),
+                                          std::move(completions));
+}
+std::shared_ptr<DirectMessages::End> new_end() {
+  return std::allocate_shared<DirectMessages::End>(FreeListAllocator<DirectMessages::End>{});
+}
 
 // SimRequest is final, so comparing the dynamic type is the exact check, and cheaper than a dynamic_cast: a server's
 // wait_any looks at every worker's request once per message.
@@ -198,9 +210,9 @@ void SimComm::check_peer(int peer, const char* what) const {
 RequestPtr SimComm::isend(int dst, Tag tag, Payload payload, double logical_bytes) {
   check_peer(dst, "isend");
   const int key_src = tags::is_any_source(tag) ? kAnySource : rank_;
-  auto request = std::make_shared<SimRequest>(false, RankOf{world_.math_pool(), rank_}, world_.completions());
+  auto request = new_request(false, RankOf{world_.math_pool(), rank_}, world_.completions());
   if (goes_direct(tag)) {
-    request->direct = std::make_shared<DirectMessages::End>();
+    request->direct = new_end();
     send_direct(dst, key_src, tag, std::move(payload), logical_bytes, request->direct, !DirectMessages::carries(tag));
     return request;
   }
@@ -249,9 +261,9 @@ RequestPtr SimComm::irecv(int src, Tag tag) {
                            (src == kAnySource ? " is not an any-source tag but was received from kAnySource"
                                               : " is an any-source tag; receive it with kAnySource"));
   if (src != kAnySource) check_peer(src, "irecv");
-  auto request = std::make_shared<SimRequest>(true, RankOf{world_.math_pool(), rank_}, world_.completions());
+  auto request = new_request(true, RankOf{world_.math_pool(), rank_}, world_.completions());
   if (goes_direct(tag)) {
-    request->direct = std::make_shared<DirectMessages::End>();
+    request->direct = new_end();
     world_.direct_messages()->receive(SimWorld::mailbox_key(rank_, src, tag), request->direct);
     return request;
   }
