@@ -61,8 +61,7 @@ FlowNetwork::FlowId FlowNetwork::start(double now, std::span<const LinkId> route
   if (!(penalty > 0)) throw std::invalid_argument("FlowNetwork: a flow's penalty must be positive");
   const FlowId id = take_free_slot(flows_, free_flows_, "FlowNetwork: flows");
   Flow& f = flows_[id];
-  f.route.assign(route.size());
-  for (std::size_t i = 0; i < route.size(); ++i) f.route[i].link = route[i];
+  f.route.assign(route.size(), [route](std::size_t i) { return Hop{route[i], 0}; });  // places: begin_moving()
   f.remaining = std::max(bytes, 0.0);
   f.penalty = penalty;
   f.bound = bound_Bps > 0 ? bound_Bps : kNever;

@@ -168,7 +168,6 @@ class FlowNetwork {
     double level;
     std::uint32_t link;  // its index in fill_links_
     std::uint32_t version;
-    bool operator>(const Level& o) const { return level > o.level; }
   };
   // What the filling reads and writes of the component's links and classes, copied side by side when gathered, with
   // each one's links or classes as local indices in one array: the filling then walks contiguous memory instead of

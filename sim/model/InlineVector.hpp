@@ -1,6 +1,5 @@
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -16,14 +15,21 @@ class InlineVector {
   static_assert(std::is_trivially_copyable_v<T>);
 
  public:
-  // Makes it n elements, each T{}; what it held is dropped. Heap storage, once taken, is kept for reuse.
-  void assign(std::size_t n) {
+  // Makes it n elements, element i being make(i); what it held is dropped. Heap storage, once taken, is kept for
+  // reuse.
+  template <typename Make>
+  void assign(std::size_t n, Make make) {
     if (n > N && n > heap_capacity_) {
       heap_ = std::make_unique<T[]>(n);
       heap_capacity_ = static_cast<std::uint32_t>(n);
     }
     size_ = static_cast<std::uint32_t>(n);
-    std::fill_n(data(), n, T{});
+    T* elements = data();
+    for (std::size_t i = 0; i < n; ++i) elements[i] = make(i);
+  }
+  // n elements, each T{}.
+  void assign(std::size_t n) {
+    assign(n, [](std::size_t) { return T{}; });
   }
   void clear() { size_ = 0; }
 
