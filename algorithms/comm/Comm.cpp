@@ -1,5 +1,10 @@
 #include "algorithms/comm/Comm.hpp"
 
+#include <stdexcept>
+#include <vector>
+
+#include "algorithms/comm/RequestList.hpp"
+
 namespace quorum {
 
 void Comm::account_blocked(double since) {
@@ -32,6 +37,29 @@ std::size_t Comm::wait_any(std::span<const RequestPtr> requests) {
   const std::size_t i = do_wait_any(requests);
   account_blocked(t0);
   return i;
+}
+
+std::size_t Comm::wait_any(RequestList& requests) {
+  const double t0 = now();
+  const std::size_t i = do_wait_any_list(requests);
+  requests.waited();
+  account_blocked(t0);
+  return i;
+}
+
+std::size_t Comm::do_wait_any_list(const RequestList& requests) {
+  if (requests.live() == 0) throw std::logic_error("wait_any on a list of no live requests");
+  if (requests.live() == requests.size()) return do_wait_any(requests.all());
+  std::vector<RequestPtr> live;  // the list without its retired positions, in its order
+  std::vector<std::size_t> position;
+  live.reserve(requests.live());
+  position.reserve(requests.live());
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (!requests[i]) continue;
+    live.push_back(requests[i]);
+    position.push_back(i);
+  }
+  return position[do_wait_any(live)];
 }
 
 void Comm::wait_all(std::span<const RequestPtr> requests) {

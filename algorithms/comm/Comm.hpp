@@ -19,6 +19,8 @@
 
 namespace quorum {
 
+class RequestList;  // RequestList.hpp
+
 // A pending send or receive; backends derive from it.
 class Request {
  public:
@@ -73,6 +75,10 @@ class Comm {
   void wait(const RequestPtr& request);
   // Index of a completed request (the lowest index among those already complete).
   std::size_t wait_any(std::span<const RequestPtr> requests);
+  // The same over a list kept from one wait to the next, a few of its requests replaced between waits
+  // (RequestList.hpp): the backend may take up only what changed since the last wait on it. Returns a position;
+  // retired ones are never chosen.
+  std::size_t wait_any(RequestList& requests);
   void wait_all(std::span<const RequestPtr> requests);
   Message recv(int src, Tag tag);
   void send(int dst, Tag tag, Payload payload, double logical_bytes);
@@ -142,6 +148,8 @@ class Comm {
 
   virtual void do_wait(const RequestPtr& request) = 0;
   virtual std::size_t do_wait_any(std::span<const RequestPtr> requests) = 0;
+  // By default the whole list, as do_wait_any; the same choice either way.
+  virtual std::size_t do_wait_any_list(const RequestList& requests);
   virtual void do_wait_all(std::span<const RequestPtr> requests);
   // Runs the chain phase by phase on this agent: irecv, isend, wait for the receive, then for the send.
   virtual void do_exchange(const ExchangeChain& chain);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "algorithms/StepClock.hpp"
+#include "algorithms/comm/RequestList.hpp"
 
 namespace quorum {
 
@@ -55,7 +56,7 @@ ShardServeStats serve_shard(RankContext& ctx, const BlockPartition& part, const 
   const std::span<float> mine = part.span(model, shard, shard + 1);
   const double shard_bytes = part.bytes_of(shard, shard + 1);
   ShardServeStats stats;
-  std::vector<RequestPtr> receives;
+  RequestList receives;  // one replaced or retired per push: the backend takes up that one alone at the next wait
   std::vector<int> from;
   for (int w = part.blocks; w < ctx.run.world_size; ++w) {
     receives.push_back(comm.irecv(w, kPushTag));
@@ -64,7 +65,7 @@ ShardServeStats serve_shard(RankContext& ctx, const BlockPartition& part, const 
   // Each reply travels in the vector of the push before it: a server allocates no shard per push (a worker's push
   // travels in its previous reply in turn, ShardClient::exchange).
   std::vector<float> spare;
-  while (!receives.empty()) {
+  while (receives.live() > 0) {
     const std::size_t i = comm.wait_any(receives);
     Message m = comm.take(receives[i]);
     const auto& ints = m.payload.ints;
@@ -75,10 +76,9 @@ ShardServeStats serve_shard(RankContext& ctx, const BlockPartition& part, const 
     comm.post(m.source, kReplyTag, Payload{std::move(reply), {stats.updates}}, shard_bytes);
     spare = std::move(m.payload.values);
     if (ints.at(0) == kLastPush) {
-      receives.erase(receives.begin() + static_cast<std::ptrdiff_t>(i));
-      from.erase(from.begin() + static_cast<std::ptrdiff_t>(i));
+      receives.retire(i);  // the others keep their places (and their order of choice)
     } else {
-      receives[i] = comm.irecv(from[i], kPushTag);
+      receives.set(i, comm.irecv(from[i], kPushTag));
     }
   }
   // Every worker is done: everyone gets the final shard, and the servers assemble the whole model too.

@@ -47,6 +47,9 @@ class SimComm final : public Comm, private NativeCollectives {
  protected:
   void do_wait(const RequestPtr& request) override;
   std::size_t do_wait_any(std::span<const RequestPtr> requests) override;
+  // Through the actor's WaitSet, taking up only the list's changes when the set was last synced with this list, at
+  // its last wait: a parameter server's wait costs the one receive it replaced, not one read per worker.
+  std::size_t do_wait_any_list(const RequestList& requests) override;
   // In maestro, phase after phase, where the chain's transfers are DirectMessages' and nothing would block (no
   // reduction charge, no wait observer); else Comm's loop. Why: at 4,096 ranks a butterfly's exchanges are 12 of the
   // 15 times an eager-SGD agent is resumed in a step (docs/performance-log.md).
@@ -67,6 +70,10 @@ class SimComm final : public Comm, private NativeCollectives {
   void check_peer(int peer, const char* what) const;
   std::size_t wait_any_watched(std::span<const RequestPtr> requests, std::size_t first_ended);
   std::size_t wait_any_in_set(std::span<const RequestPtr> requests);
+  // Registers requests[slot] at `slot` of the actor's WaitSet unless it is there already.
+  void sync_slot(WaitSet& set, std::span<const RequestPtr> requests, std::size_t slot);
+  // wait_any's choice from the WaitSet, once synced with `requests`: waits if nothing has ended yet.
+  std::size_t choose_in_set(WaitSet& set, std::span<const RequestPtr> requests);
   std::size_t take_ended(std::span<const RequestPtr> requests, std::size_t chosen);
   // Whether a message on `tag` is matched and delivered by DirectMessages: a control channel's, or any under
   // data_messages "direct".
@@ -79,6 +86,9 @@ class SimComm final : public Comm, private NativeCollectives {
   PostedSends posted_;
   std::unique_ptr<WakeUp> waiter_;  // this actor's, for the watched waits its WaitSet does not serve (direct ones)
   std::unique_ptr<WaitSet> wait_set_;  // this actor's, once it has waited on many requests (WaitSet.hpp)
+  // The RequestList the WaitSet was last synced with (its id; 0: none, or another list or span since) and how many
+  // waits that list had had by then (RequestList::waits).
+  std::uint64_t set_list_id_ = 0, set_list_waits_ = 0;
 };
 
 }  // namespace quorum

@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "algorithms/comm/RequestList.hpp"
 #include "sim/simgrid/SimComm.hpp"
 #include "tests/support/Files.hpp"
 #include "tests/support/ScenarioHarness.hpp"
@@ -194,6 +195,88 @@ TEST(WatchedWaitAny, ReplacingEndedReceivesInPlaceMakesTheSameChoicesAsSimGridsW
   }
   ASSERT_EQ(watched.size(), static_cast<std::size_t>(kSenders * kRounds));
   EXPECT_EQ(watched, native);
+}
+
+// A RequestList (algorithms/comm/RequestList.hpp) kept between waits, one receive replaced per wait and the senders
+// that are done retired (odd ones) or erased (even ones): the simulator takes up only the changes since the list's
+// last wait, and must choose as it would from the whole list without them, also when a wait on a plain span (which resyncs the actor's WaitSet: here the same
+// requests, last first) comes in between.
+TEST(WatchedWaitAny, AListKeptBetweenWaitsMakesTheSameChoicesAsTheWholeList) {
+  const auto serve = [](bool keep_list, int span_every) {
+    const auto r = run_simulated(star(kSenders + 1), [&](Comm& comm) -> nlohmann::json {
+      const auto rounds_of = [](int sender) { return 1 + sender % 4; };
+      if (comm.rank() > 0) {
+        for (int round = 0; round < rounds_of(comm.rank()); ++round) {
+          comm.sleep_for(1e-3 * ((comm.rank() * (round + 3)) % 5));
+          comm.send(0, kTag, Payload{{}, {comm.rank()}}, 8);
+        }
+        return nullptr;
+      }
+      RequestList list;
+      std::vector<RequestPtr> whole, still_held;
+      std::vector<int> from, left;
+      for (int k = 1; k <= kSenders; ++k) {
+        (keep_list ? list.push_back(comm.irecv(k, kTag)) : whole.push_back(comm.irecv(k, kTag)));
+        from.push_back(k);
+        left.push_back(rounds_of(k));
+      }
+      nlohmann::json order = nlohmann::json::array();
+      for (int n = 0, live = kSenders; live > 0; ++n) {
+        const std::span<const RequestPtr> all = keep_list ? list.all() : std::span<const RequestPtr>(whole);
+        std::size_t i = 0;
+        if (span_every > 0 && n % span_every == span_every - 1) {  // the live requests, last first, as a span
+          std::vector<RequestPtr> reversed;
+          std::vector<std::size_t> position;
+          for (std::size_t j = all.size(); j-- > 0;)
+            if (all[j]) {
+              reversed.push_back(all[j]);
+              position.push_back(j);
+            }
+          i = position[comm.wait_any(reversed)];
+        } else {
+          i = keep_list ? comm.wait_any(list) : comm.wait_any(all);
+        }
+        const Message m = comm.take(keep_list ? list[i] : whole[i]);
+        order.push_back({m.payload.ints.at(0), comm.now()});
+        comm.sleep_for(n % 3 == 0 ? 1.5e-3 : 0);  // busy: arrivals pile up meanwhile
+        if (--left[i] > 0) {
+          RequestPtr next = comm.irecv(from[i], kTag);
+          keep_list ? list.set(i, std::move(next)) : void(whole[i] = std::move(next));
+        } else if (keep_list && from[i] % 2 == 1) {  // done: odd senders keep their place, retired
+          still_held.push_back(list[i]);  // the request outlives its place in the list
+          list.retire(i);
+          --live;
+        } else {
+          keep_list ? list.erase(i) : void(whole.erase(whole.begin() + static_cast<std::ptrdiff_t>(i)));
+          from.erase(from.begin() + static_cast<std::ptrdiff_t>(i));
+          left.erase(left.begin() + static_cast<std::ptrdiff_t>(i));
+          --live;
+        }
+      }
+      return order;
+    });
+    EXPECT_TRUE(r.ok) << r.error;
+    return r.ok ? r.per_rank[0] : nlohmann::json::array();
+  };
+  nlohmann::json kept, kept_and_spans, kept_native, native, native_and_spans;
+  {
+    WatchedFrom all(2);
+    kept = serve(true, 0);
+    kept_and_spans = serve(true, 4);
+  }
+  {
+    WatchedFrom none(std::numeric_limits<std::size_t>::max());
+    kept_native = serve(true, 0);  // the list without its retired positions, to SimGrid's wait_any
+    native = serve(false, 0);
+    native_and_spans = serve(false, 4);
+  }
+  EXPECT_EQ(kept_native, native);
+  int messages = 0;
+  for (int k = 1; k <= kSenders; ++k) messages += 1 + k % 4;
+  ASSERT_EQ(kept.size(), static_cast<std::size_t>(messages));
+  EXPECT_EQ(kept, native);
+  EXPECT_EQ(kept_and_spans, native_and_spans);
+  EXPECT_NE(native, native_and_spans);  // the spans' own choices differ: they do resync the set otherwise
 }
 
 // A list that names one request twice cannot be kept in slots (the request has one); wait_any still returns the
