@@ -360,53 +360,29 @@ std::size_t SimComm::take_ended(std::span<const RequestPtr> requests, std::size_
 }
 
 // wait_any_watched's choice, from the requests' slots in this actor's WaitSet, which keeps them registered between
-// calls. Returns requests.size() if the list names a request twice (the set cannot serve it).
-std::size_t SimComm::wait_any_in_set(std::span<const RequestPtr> requests) {
+// calls. With `list` (whose positions `requests` are), only the positions it changed since its last wait are synced
+// if the set was last synced with it at that wait; else every one. Returns requests.size() if the list names a request
+// twice (the set cannot serve it).
+std::size_t SimComm::wait_any_in_set(std::span<const RequestPtr> requests, const RequestList* list) {
   if (!wait_set_) wait_set_ = std::make_unique<WaitSet>();
   WaitSet& set = *wait_set_;
-  set_list_id_ = 0;  // synced with a span from now on
-  for (std::size_t i = 0; i < requests.size(); ++i) sync_slot(set, requests, i);
+  const bool knows_list = list != nullptr && set_list_id_ == list->id() && set_list_waits_ == list->waits();
+  set_list_id_ = 0;  // known again once synced with a list
+  if (knows_list) {
+    for (const std::uint32_t slot : list->changed())
+      if (slot < requests.size()) sync_slot(set, requests, slot);
+    for (std::size_t slot = list->changed_from(); slot < requests.size(); ++slot) sync_slot(set, requests, slot);
+  } else {
+    for (std::size_t slot = 0; slot < requests.size(); ++slot) sync_slot(set, requests, slot);
+  }
   if (!set.end_sync(requests.size())) {
     set.clear();
     return requests.size();
   }
-  return choose_in_set(set, requests);
-}
-
-std::size_t SimComm::do_wait_any_list(const RequestList& list) {
-  const std::span<const RequestPtr> requests = list.all();
-  if (list.live() < watched_wait_any_from) return Comm::do_wait_any_list(list);
-  if (!wait_set_) wait_set_ = std::make_unique<WaitSet>();
-  WaitSet& set = *wait_set_;
-  const bool knows_list = set_list_id_ == list.id() && set_list_waits_ == list.waits();
-  set_list_id_ = 0;  // known again once synced
-  if (knows_list) {
-    for (const std::uint32_t slot : list.changed())
-      if (slot < requests.size()) sync_slot(set, requests, slot);
-    for (std::size_t slot = list.changed_from(); slot < requests.size(); ++slot) sync_slot(set, requests, slot);
-  } else {
-    for (std::size_t slot = 0; slot < requests.size(); ++slot) sync_slot(set, requests, slot);
+  if (list != nullptr) {
+    set_list_id_ = list->id();
+    set_list_waits_ = list->waits() + 1;  // Comm::wait_any counts this wait once it returns
   }
-  if (!set.end_sync(requests.size())) {  // maybe a request named twice: the set cannot serve the list
-    set.clear();
-    return Comm::do_wait_any_list(list);
-  }
-  set_list_id_ = list.id();
-  set_list_waits_ = list.waits() + 1;  // Comm::wait_any counts this wait once it returns
-  return choose_in_set(set, requests);
-}
-
-void SimComm::sync_slot(WaitSet& set, std::span<const RequestPtr> requests, std::size_t slot) {
-  if (set.holds(slot, requests[slot].get())) return;
-  if (!requests[slot]) {  // a RequestList's retired position: nothing to wait on there
-    set.drop(static_cast<std::uint32_t>(slot));
-    return;
-  }
-  SimRequest& r = as_sim(requests[slot]);
-  set.put(slot, requests[slot].get(), &r.watch(), r.done);
-}
-
-std::size_t SimComm::choose_in_set(WaitSet& set, std::span<const RequestPtr> requests) {
   std::size_t chosen = requests.size();
   if (set.choose(chosen)) {
     if (as_sim(requests[chosen]).done) return chosen;
@@ -422,6 +398,22 @@ std::size_t SimComm::choose_in_set(WaitSet& set, std::span<const RequestPtr> req
     if (chosen >= requests.size()) throw std::logic_error("wait_any: woken with no request ended");
   }
   return take_ended(requests, chosen);
+}
+
+std::size_t SimComm::do_wait_any_list(const RequestList& list) {
+  if (list.live() < watched_wait_any_from) return Comm::do_wait_any_list(list);
+  const std::size_t chosen = wait_any_in_set(list.all(), &list);
+  return chosen < list.size() ? chosen : Comm::do_wait_any_list(list);
+}
+
+void SimComm::sync_slot(WaitSet& set, std::span<const RequestPtr> requests, std::size_t slot) {
+  if (set.holds(slot, requests[slot].get())) return;
+  if (!requests[slot]) {  // a RequestList's retired position: nothing to wait on there
+    set.drop(static_cast<std::uint32_t>(slot));
+    return;
+  }
+  SimRequest& r = as_sim(requests[slot]);
+  set.put(slot, requests[slot].get(), &r.watch(), r.done);
 }
 
 // SimGrid's wait_any's choice, without registering on every request: the first request in the list whose

@@ -69,11 +69,9 @@ class SimComm final : public Comm, private NativeCollectives {
   void work(double seconds, double core_share = 1);
   void check_peer(int peer, const char* what) const;
   std::size_t wait_any_watched(std::span<const RequestPtr> requests, std::size_t first_ended);
-  std::size_t wait_any_in_set(std::span<const RequestPtr> requests);
+  std::size_t wait_any_in_set(std::span<const RequestPtr> requests, const RequestList* list = nullptr);
   // Registers requests[slot] at `slot` of the actor's WaitSet unless it is there already.
   void sync_slot(WaitSet& set, std::span<const RequestPtr> requests, std::size_t slot);
-  // wait_any's choice from the WaitSet, once synced with `requests`: waits if nothing has ended yet.
-  std::size_t choose_in_set(WaitSet& set, std::span<const RequestPtr> requests);
   std::size_t take_ended(std::span<const RequestPtr> requests, std::size_t chosen);
   // Whether a message on `tag` is matched and delivered by DirectMessages: a control channel's, or any under
   // data_messages "direct".

@@ -37,11 +37,7 @@ class WaitSet {
   // Slot `slot` now holds `request`, whose end is noted in `watch`, done or not. A request that sat in another slot
   // leaves it (end_sync tells a move from a request named twice).
   void put(std::size_t slot, const void* request, Watch* watch, bool done) {
-    if (slot >= entries_.size()) {
-      entries_.resize(slot + 1);
-      done_.resize(slot + 1);
-      ended_.resize(slot + 1);
-    }
+    if (slot >= entries_.size()) resize(slot + 1);
     const auto s = static_cast<std::uint32_t>(slot);
     release(s);
     if (watch->set == this && entries_[watch->slot].request == request) {
@@ -60,11 +56,7 @@ class WaitSet {
   // use the set for it).
   bool end_sync(std::size_t size) {
     for (std::size_t s = size; s < entries_.size(); ++s) release(static_cast<std::uint32_t>(s));
-    if (entries_.size() > size) {
-      entries_.resize(size);
-      done_.resize(size);
-      ended_.resize(size);
-    }
+    if (entries_.size() > size) resize(size);
     bool unique = true;
     for (const std::uint32_t s : moved_)
       if (s < size && entries_[s].request == nullptr) unique = false;
@@ -74,9 +66,7 @@ class WaitSet {
   // Forgets every registration.
   void clear() {
     for (std::uint32_t s = 0; s < entries_.size(); ++s) release(s);
-    entries_.clear();
-    done_.resize(0);
-    ended_.resize(0);
+    resize(0);
   }
 
   // From the request: it ended, completed, or is destroyed.
@@ -113,6 +103,12 @@ class WaitSet {
     const void* request = nullptr;
     Watch* watch = nullptr;
   };
+  // The slots and their bits, `size` of each.
+  void resize(std::size_t size) {
+    entries_.resize(size);
+    done_.resize(size);
+    ended_.resize(size);
+  }
   // Slot `s` holds nothing from now on; its request's watch forgets the set if it still points here.
   void release(std::uint32_t s) {
     if (s >= entries_.size()) return;
