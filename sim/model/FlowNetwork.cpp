@@ -513,6 +513,7 @@ FlowNetwork::Component FlowNetwork::gather_component() {
       if (classes_[c].alive) gather_from(c);
     kept_structure_ = started == 1 ? structure_ : kNotKept;
     bounds_ready_ = false;
+    soles_ready_ = false;
     component = Component::Gathered;
   }
   for (const LinkId link : modified_) links_[link].modified = false;
@@ -572,6 +573,11 @@ void FlowNetwork::gather(ClassId seed) {
   };
   add_class(seed);
   for (std::size_t next = comp_classes_.size() - 1; next < comp_classes_.size(); ++next) {
+    // The classes ahead in the queue: their keys, then their links, asked for early so that the misses overlap (a
+    // large component's classes and links are scattered: Prague at 16,384 ranks, 7% of its step).
+    if (next + 4 < comp_classes_.size()) __builtin_prefetch(classes_[comp_classes_[next + 4]].key.data());
+    if (next + 2 < comp_classes_.size())
+      for (const LinkId link : classes_[comp_classes_[next + 2]].key) __builtin_prefetch(&links_[link]);
     fill_classes_[next].first_link = static_cast<std::uint32_t>(fill_class_links_.size());
     for (const LinkId link : classes_[comp_classes_[next]].key) {
       Link& l = links_[link];
@@ -602,7 +608,10 @@ void FlowNetwork::gather(ClassId seed) {
 // and pushed again at its level when it comes up: a link is pushed once per time it reaches the top, not once per
 // class fixed on it. The classes' bounds are apart from the heap, in ascending order: they seldom change between
 // solves and usually share one level (one node bandwidth and one route latency across a component; Prague at 4,096
-// ranks: 97 bounded classes, one level), so they cost a scan, not a heap entry each.
+// ranks: 97 bounded classes, one level), so they cost a scan, not a heap entry each. So do the links of one class
+// (sole_levels_): fixing a class raises the levels of its other links, but a link of one class then has no class left
+// to fix, so its level never moves and its entry would never be pushed again; the list and the heap are merged by
+// the heap's order.
 void FlowNetwork::fill() {
   // Equal levels go in link id order, so the order the component was gathered in does not matter.
   const auto after = [this](const Level& a, const Level& b) {
@@ -610,8 +619,11 @@ void FlowNetwork::fill() {
   };
   levels_.clear();
   for (std::uint32_t i = 0; i < fill_links_.size(); ++i)  // read_changes() set their capacity left and usage
-    levels_.push_back({fill_links_[i].rem / fill_links_[i].usage, i, fill_links_[i].version});
+    if (fill_links_[i].classes != 1 || !sole_links_apart_)
+      levels_.push_back({fill_links_[i].rem / fill_links_[i].usage, i, fill_links_[i].version});
   std::make_heap(levels_.begin(), levels_.end(), after);
+  order_sole_links();
+  std::size_t next_sole = 0;
   if (!bounds_ready_) {  // a kept component's bounds stay as they were
     bound_levels_.clear();
     for (std::size_t i = 0; i < fill_classes_.size(); ++i) {
@@ -620,7 +632,7 @@ void FlowNetwork::fill() {
         bound_levels_.push_back({k.bound * k.penalty, comp_classes_[i]});
     }
     if (!std::is_sorted(bound_levels_.begin(), bound_levels_.end()))  // by level, then ClassId
-      std::sort(bound_levels_.begin(), bound_levels_.end());
+      bound_sort_.sort(bound_levels_, [](const auto& b) { return b.first; }, [](const auto& b) { return b.second; });
     bounds_ready_ = true;
   }
   std::size_t unfixed_classes = fill_classes_.size();
@@ -646,19 +658,33 @@ void FlowNetwork::fill() {
     }
   };
   std::size_t next_bound = 0;
+  // Whether a link of one class comes before the heap's top, in the heap's order.
+  const auto before_heap = [&](const SoleLevel& e) {
+    const Level& top = levels_.front();
+    return e.level < top.level || (e.level == top.level && e.id < comp_links_[top.link]);
+  };
   // Once every class is fixed, what is left in the heap and the bounds could fix nothing more.
   while (unfixed_classes > 0) {
+    const bool sole_first =
+        next_sole < sole_levels_.size() && (levels_.empty() || before_heap(sole_levels_[next_sole]));
+    const bool any_link = sole_first || !levels_.empty();
+    const double link_level = sole_first ? sole_levels_[next_sole].level : any_link ? levels_.front().level : 0;
     // A bound at a link's level goes first: either order gives the class the same rate.
-    if (next_bound < bound_levels_.size() &&
-        (levels_.empty() || bound_levels_[next_bound].first <= levels_.front().level)) {
+    if (next_bound < bound_levels_.size() && (!any_link || bound_levels_[next_bound].first <= link_level)) {
       const std::uint32_t c = classes_[bound_levels_[next_bound++].second].local;
       if (!fill_classes_[c].fixed) fix(c, fill_classes_[c].bound);
       continue;
     }
-    if (levels_.empty()) break;
-    std::pop_heap(levels_.begin(), levels_.end(), after);
-    const Level e = levels_.back();
-    levels_.pop_back();
+    if (!any_link) break;
+    Level e;
+    if (sole_first) {
+      const SoleLevel& sole = sole_levels_[next_sole++];
+      e = {sole.level, sole.link, fill_links_[sole.link].version};
+    } else {
+      std::pop_heap(levels_.begin(), levels_.end(), after);
+      e = levels_.back();
+      levels_.pop_back();
+    }
     const FillLink& l = fill_links_[e.link];
     if (l.unfixed == 0) continue;
     if (e.version != l.version) {
@@ -672,6 +698,41 @@ void FlowNetwork::fill() {
       const FillClass& k = fill_classes_[c];
       if (!k.fixed) fix(c, k.capped_by_link ? std::min(e.level / k.penalty, k.bound) : e.level / k.penalty);
     }
+  }
+}
+
+// Readies sole_levels_ for the filling: the component's links of one class in the order the heap would pop them, by
+// level, then link id. A kept component has the same links: their levels are read again, and the few that changed
+// (a class's flows, a capacity) moved into place.
+void FlowNetwork::order_sole_links() {
+  const auto sort = [this] {
+    sole_sort_.sort(sole_levels_, [](const SoleLevel& e) { return e.level; }, [](const SoleLevel& e) { return e.id; });
+  };
+  if (!sole_links_apart_) {
+    sole_levels_.clear();
+    return;
+  }
+  if (!soles_ready_) {
+    sole_levels_.clear();
+    for (std::uint32_t i = 0; i < fill_links_.size(); ++i)
+      if (fill_links_[i].classes == 1)
+        sole_levels_.push_back({fill_links_[i].rem / fill_links_[i].usage, comp_links_[i], i});
+    sort();
+    soles_ready_ = true;
+    return;
+  }
+  std::size_t changed = 0;
+  for (SoleLevel& e : sole_levels_) {
+    const double level = fill_links_[e.link].rem / fill_links_[e.link].usage;
+    changed += level != e.level;
+    e.level = level;
+  }
+  if (changed > sole_levels_.size() / 16) {
+    sort();
+  } else if (changed > 0) {  // insertion: each changed level moves to its place
+    for (std::size_t i = 1; i < sole_levels_.size(); ++i)
+      for (std::size_t j = i; j > 0 && sole_levels_[j] < sole_levels_[j - 1]; --j)
+        std::swap(sole_levels_[j], sole_levels_[j - 1]);
   }
 }
 

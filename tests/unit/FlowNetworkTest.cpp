@@ -432,6 +432,63 @@ TEST(FlowNetwork, KeepingTheComponentBetweenSolvesGivesTheBitsOfGatheringItAgain
   }
 }
 
+// Links of one class wait apart from the filling's heap of levels (FlowNetwork::sole_links_apart), merged with it in
+// the heap's order: the same rates to the bit as with every link in the heap, at every event, on networks where most
+// node links carry flows of one class (nine flows in ten go from their node to its pool with its penalty) among
+// flows that couple them (the rest, between random nodes). Every other trial gives all
+// node links one capacity and all pools another, so that many levels tie and the order by link id decides.
+TEST(FlowNetwork, LinksOfOneClassApartFromTheHeapGiveTheBitsOfTheHeap) {
+  std::mt19937_64 rng(23);
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (int trial = 0; trial < 8; ++trial) {
+    FlowNetwork apart, heaped;
+    heaped.sole_links_apart(false);
+    std::vector<double> capacity = pooled_capacities(rng);
+    if (trial % 2 == 1)
+      for (std::size_t l = 0; l < capacity.size(); ++l) capacity[l] = l < kNodes ? 7.3 : 29.7;
+    for (const double c : capacity) {
+      apart.add_link(c);
+      heaped.add_link(c);
+    }
+    std::vector<FlowNetwork::FlowId> live, ended_apart, ended_heaped;
+    const auto step_to = [&](double t) {
+      ended_apart.clear();
+      ended_heaped.clear();
+      apart.advance(t, ended_apart);
+      heaped.advance(t, ended_heaped);
+      ASSERT_EQ(ended_apart, ended_heaped) << "at " << t;
+      for (const auto id : ended_apart) live.erase(std::find(live.begin(), live.end(), id));
+      for (const auto id : live) ASSERT_EQ(apart.rate(id), heaped.rate(id)) << "flow " << id << " at " << t;
+    };
+    double now = 0;
+    for (int i = 0; i < 400; ++i) {
+      now += 0.01 * unit(rng);
+      while (apart.next_event() <= now) {
+        ASSERT_EQ(apart.next_event(), heaped.next_event());
+        step_to(apart.next_event());
+      }
+      step_to(now);
+      LinkIds route = pooled_route(rng);
+      double penalty = unit(rng) < 0.3 ? 1.0 : 0.5 + unit(rng);
+      if (unit(rng) < 0.9) {  // one class per node link: one pool and one penalty per node
+        route = {route[0], static_cast<FlowNetwork::LinkId>(kNodes + route[0] % kPools)};
+        penalty = 1 + 0.25 * (route[0] % 3);
+      }
+      const double bytes = 0.1 + 2 * unit(rng), latency = unit(rng) < 0.5 ? 0 : 0.001;
+      const double bound = narrowest_link(route, capacity);
+      const auto id = apart.start(now, route, bytes, latency, penalty, bound);
+      ASSERT_EQ(heaped.start(now, route, bytes, latency, penalty, bound), id);
+      live.push_back(id);
+    }
+    while (apart.flows_in_flight() > 0) {
+      ASSERT_EQ(apart.next_event(), heaped.next_event());
+      step_to(apart.next_event());
+    }
+    EXPECT_EQ(heaped.flows_in_flight(), 0u);
+    EXPECT_EQ(apart.solves(), heaped.solves());
+  }
+}
+
 // Under a solve window a change waits for the window's end: a flow past its latency starts moving then, and the
 // capacity an ended flow frees is shared again then. Hand-computed (window 0.5 s, one link of 10 B/s): a (100 bytes,
 // from t=0) waits until 0.5 and runs alone at 10 B/s; b (50 bytes, from t=2) waits until 2.5, when a has 80 bytes left;

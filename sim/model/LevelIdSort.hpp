@@ -1,0 +1,69 @@
+#pragma once
+// Sorts entries ascending by (level, id), their ids distinct, in time linear in their number when the levels take
+// few distinct values: a radix sort on the id, then a stable distribution over the levels. That is what a filling's
+// links of one class and its bounded classes look like (one node bandwidth, one penalty, one route latency across a
+// component: Prague at 16,384 ranks, 2,200 links of one class and 580 bounded classes a solve, a level or two each),
+// where a comparison sort costed a fifth of the step. With more distinct levels than kFewLevels, the distribution
+// gives way to a stable comparison sort on the level, as correct and no slower than sorting outright.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace quorum {
+
+template <class Entry>
+class LevelIdSort {
+ public:
+  static constexpr std::size_t kFewLevels = 8;
+
+  // level_of(entry) -> double (not NaN), id_of(entry) -> std::uint32_t.
+  template <class LevelOf, class IdOf>
+  void sort(std::vector<Entry>& entries, LevelOf level_of, IdOf id_of) {
+    if (entries.size() < 2) return;
+    sort_by_id(entries, id_of);
+    levels_.clear();
+    for (const Entry& e : entries) {
+      const double level = level_of(e);
+      if (std::find(levels_.begin(), levels_.end(), level) != levels_.end()) continue;
+      if (levels_.size() == kFewLevels) {
+        std::stable_sort(entries.begin(), entries.end(),
+                         [&](const Entry& a, const Entry& b) { return level_of(a) < level_of(b); });
+        return;
+      }
+      levels_.push_back(level);
+    }
+    if (levels_.size() == 1) return;
+    std::sort(levels_.begin(), levels_.end());
+    std::array<std::size_t, kFewLevels + 1> start{};
+    const auto rank = [&](const Entry& e) {
+      return static_cast<std::size_t>(std::find(levels_.begin(), levels_.end(), level_of(e)) - levels_.begin());
+    };
+    for (const Entry& e : entries) ++start[rank(e) + 1];
+    for (std::size_t i = 1; i <= levels_.size(); ++i) start[i] += start[i - 1];
+    scratch_.resize(entries.size());
+    for (const Entry& e : entries) scratch_[start[rank(e)]++] = e;
+    entries.swap(scratch_);
+  }
+
+ private:
+  // Least significant byte first, each pass stable; passes stop at the largest id's highest byte.
+  template <class IdOf>
+  void sort_by_id(std::vector<Entry>& entries, IdOf id_of) {
+    std::uint32_t largest = 0;
+    for (const Entry& e : entries) largest = std::max(largest, id_of(e));
+    for (unsigned shift = 0; shift < 32 && (largest >> shift) != 0; shift += 8) {
+      std::array<std::size_t, 257> start{};
+      for (const Entry& e : entries) ++start[((id_of(e) >> shift) & 0xffu) + 1];
+      for (std::size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
+      scratch_.resize(entries.size());
+      for (const Entry& e : entries) scratch_[start[(id_of(e) >> shift) & 0xffu]++] = e;
+      entries.swap(scratch_);
+    }
+  }
+
+  std::vector<Entry> scratch_;
+  std::vector<double> levels_;
+};
+
+}  // namespace quorum
