@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <iterator>
 #include <stdexcept>
 
 #include "sim/model/FreeSlots.hpp"
@@ -574,7 +575,7 @@ void FlowNetwork::gather(ClassId seed) {
   add_class(seed);
   for (std::size_t next = comp_classes_.size() - 1; next < comp_classes_.size(); ++next) {
     // The classes ahead in the queue: their keys, then their links, asked for early so that the misses overlap (a
-    // large component's classes and links are scattered: Prague at 16,384 ranks, 7% of its step).
+    // large component's classes and links are scattered; Prague at 16,384 ranks: see the performance log).
     if (next + 4 < comp_classes_.size()) __builtin_prefetch(classes_[comp_classes_[next + 4]].key.data());
     if (next + 2 < comp_classes_.size())
       for (const LinkId link : classes_[comp_classes_[next + 2]].key) __builtin_prefetch(&links_[link]);
@@ -668,9 +669,10 @@ void FlowNetwork::fill() {
     const bool sole_first =
         next_sole < sole_levels_.size() && (levels_.empty() || before_heap(sole_levels_[next_sole]));
     const bool any_link = sole_first || !levels_.empty();
-    const double link_level = sole_first ? sole_levels_[next_sole].level : any_link ? levels_.front().level : 0;
-    // A bound at a link's level goes first: either order gives the class the same rate.
-    if (next_bound < bound_levels_.size() && (!any_link || bound_levels_[next_bound].first <= link_level)) {
+    // A bound at the lowest link's level goes first: either order gives the class the same rate.
+    if (next_bound < bound_levels_.size() &&
+        (!any_link ||
+         bound_levels_[next_bound].first <= (sole_first ? sole_levels_[next_sole].level : levels_.front().level))) {
       const std::uint32_t c = classes_[bound_levels_[next_bound++].second].local;
       if (!fill_classes_[c].fixed) fix(c, fill_classes_[c].bound);
       continue;
@@ -702,12 +704,11 @@ void FlowNetwork::fill() {
 }
 
 // Readies sole_levels_ for the filling: the component's links of one class in the order the heap would pop them, by
-// level, then link id. A kept component has the same links: their levels are read again, and the few that changed
-// (a class's flows, a capacity) moved into place.
+// level, then link id. A kept component has the same links: their levels are read again, and those that changed (a
+// class's flows) are ordered apart and merged back into the others, which stay in order.
 void FlowNetwork::order_sole_links() {
-  const auto sort = [this] {
-    sole_sort_.sort(sole_levels_, [](const SoleLevel& e) { return e.level; }, [](const SoleLevel& e) { return e.id; });
-  };
+  const auto level = [](const SoleLevel& e) { return e.level; };
+  const auto id = [](const SoleLevel& e) { return e.id; };
   if (!sole_links_apart_) {
     sole_levels_.clear();
     return;
@@ -717,23 +718,25 @@ void FlowNetwork::order_sole_links() {
     for (std::uint32_t i = 0; i < fill_links_.size(); ++i)
       if (fill_links_[i].classes == 1)
         sole_levels_.push_back({fill_links_[i].rem / fill_links_[i].usage, comp_links_[i], i});
-    sort();
+    sole_sort_.sort(sole_levels_, level, id);
     soles_ready_ = true;
     return;
   }
-  std::size_t changed = 0;
-  for (SoleLevel& e : sole_levels_) {
-    const double level = fill_links_[e.link].rem / fill_links_[e.link].usage;
-    changed += level != e.level;
-    e.level = level;
+  const auto current = [this](const SoleLevel& e) { return fill_links_[e.link].rem / fill_links_[e.link].usage; };
+  if (std::all_of(sole_levels_.begin(), sole_levels_.end(), [&](const SoleLevel& e) { return current(e) == e.level; }))
+    return;
+  sole_kept_.clear();
+  sole_moved_.clear();
+  for (SoleLevel e : sole_levels_) {
+    const double now_level = current(e);
+    const bool moved = now_level != e.level;
+    e.level = now_level;
+    (moved ? sole_moved_ : sole_kept_).push_back(e);
   }
-  if (changed > sole_levels_.size() / 16) {
-    sort();
-  } else if (changed > 0) {  // insertion: each changed level moves to its place
-    for (std::size_t i = 1; i < sole_levels_.size(); ++i)
-      for (std::size_t j = i; j > 0 && sole_levels_[j] < sole_levels_[j - 1]; --j)
-        std::swap(sole_levels_[j], sole_levels_[j - 1]);
-  }
+  sole_sort_.sort(sole_moved_, level, id);
+  sole_levels_.clear();
+  std::merge(sole_kept_.begin(), sole_kept_.end(), sole_moved_.begin(), sole_moved_.end(),
+             std::back_inserter(sole_levels_));
 }
 
 double FlowNetwork::load(const Link& l) const {

@@ -21,7 +21,7 @@
 //   one clock of the bytes each of its flows has moved, and a flow ends when that clock reaches its target: a change
 //   of the class's rate costs one event, not one per flow (the virtual time of fair queueing).
 // - A change re-solves only the classes coupled to it through solved links that can bind, by progressive filling
-//   with a heap of link levels; a class's bound enters the heap only if no link of the component is narrower.
+//   with a heap of link levels; a class's bound enters the filling only if no link of the component is narrower.
 // - In the filling, a link of one class keeps its level until it fills or its class is fixed elsewhere, so it needs
 //   no place in the heap of levels: those links wait in a list sorted by level and id, merged with the heap as it
 //   pops, in the same order (Prague at 16,384 ranks: 2,200 of a solve's 2,250 links are node links of one class,
@@ -179,9 +179,16 @@ class FlowNetwork {
     std::uint32_t link;  // its index in fill_links_
     std::uint32_t version;
   };
+  // A link of one class in the filling: its level and id, its index in fill_links_. Ordered as the heap orders Levels.
+  struct SoleLevel {
+    double level;
+    LinkId id;
+    std::uint32_t link;
+    bool operator<(const SoleLevel& o) const { return level < o.level || (level == o.level && id < o.id); }
+  };
   // What the filling reads and writes of the component's links and classes, copied side by side when gathered, with
   // each one's links or classes as local indices in one array: the filling then walks contiguous memory instead of
-  // the links' and classes' own records and lists (Prague at 16,384 ranks: 2,300 classes and 2,200 links a solve).
+  // the links' and classes' own records and lists (Prague at 16,384 ranks: 2,300 classes and 2,250 links a solve).
   struct FillLink {
     double rem = 0;    // capacity left
     double usage = 0;  // its unfixed classes' flows, each weighted 1 / penalty
@@ -276,16 +283,10 @@ class FlowNetwork {
   bool keep_components_ = true;
   bool bounds_ready_ = false;  // bound_levels_ holds the kept component's bounds
   std::vector<Level> levels_;  // a min-heap, kept allocated between solves
-  // A link of one class in the filling: its level and id, its index in fill_links_.
-  struct SoleLevel {
-    double level;
-    LinkId id;
-    std::uint32_t link;
-    bool operator<(const SoleLevel& o) const { return level < o.level || (level == o.level && id < o.id); }
-  };
   bool sole_links_apart_ = true;
   bool soles_ready_ = false;  // sole_levels_ holds the kept component's links of one class
   std::vector<SoleLevel> sole_levels_;  // in the order the heap would pop them (fill())
+  std::vector<SoleLevel> sole_kept_, sole_moved_;  // order_sole_links()'s scratch
   LevelIdSort<SoleLevel> sole_sort_;
   LevelIdSort<std::pair<double, ClassId>> bound_sort_;
   std::vector<std::pair<double, ClassId>> bound_levels_;  // the bounded classes' levels, ascending

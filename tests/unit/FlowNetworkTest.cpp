@@ -434,9 +434,10 @@ TEST(FlowNetwork, KeepingTheComponentBetweenSolvesGivesTheBitsOfGatheringItAgain
 
 // Links of one class wait apart from the filling's heap of levels (FlowNetwork::sole_links_apart), merged with it in
 // the heap's order: the same rates to the bit as with every link in the heap, at every event, on networks where most
-// node links carry flows of one class (nine flows in ten go from their node to its pool with its penalty) among
-// flows that couple them (the rest, between random nodes). Every other trial gives all
-// node links one capacity and all pools another, so that many levels tie and the order by link id decides.
+// node links carry flows of one class (nine flows in ten go from their node to its pool with its penalty) among flows
+// that couple them (the rest, between random nodes, a third of them bounded below their narrowest link, so that bounds
+// come between the links' levels). Every other trial gives all node links one capacity and all pools another, so that
+// many levels tie between the list and the heap.
 TEST(FlowNetwork, LinksOfOneClassApartFromTheHeapGiveTheBitsOfTheHeap) {
   std::mt19937_64 rng(23);
   std::uniform_real_distribution<double> unit(0, 1);
@@ -470,12 +471,13 @@ TEST(FlowNetwork, LinksOfOneClassApartFromTheHeapGiveTheBitsOfTheHeap) {
       step_to(now);
       LinkIds route = pooled_route(rng);
       double penalty = unit(rng) < 0.3 ? 1.0 : 0.5 + unit(rng);
-      if (unit(rng) < 0.9) {  // one class per node link: one pool and one penalty per node
+      double bound = unit(rng) < 0.3 ? 0.5 + 5 * unit(rng) : narrowest_link(route, capacity);
+      if (unit(rng) < 0.9) {  // one class per node link: one pool, one penalty and one bound per node
         route = {route[0], static_cast<FlowNetwork::LinkId>(kNodes + route[0] % kPools)};
         penalty = 1 + 0.25 * (route[0] % 3);
+        bound = narrowest_link(route, capacity);
       }
       const double bytes = 0.1 + 2 * unit(rng), latency = unit(rng) < 0.5 ? 0 : 0.001;
-      const double bound = narrowest_link(route, capacity);
       const auto id = apart.start(now, route, bytes, latency, penalty, bound);
       ASSERT_EQ(heaped.start(now, route, bytes, latency, penalty, bound), id);
       live.push_back(id);
@@ -486,6 +488,26 @@ TEST(FlowNetwork, LinksOfOneClassApartFromTheHeapGiveTheBitsOfTheHeap) {
     }
     EXPECT_EQ(heaped.flows_in_flight(), 0u);
     EXPECT_EQ(apart.solves(), heaped.solves());
+    EXPECT_GT(apart.kept_solves(), 0u) << "trial " << trial;  // the kept list's reordering was exercised
+  }
+}
+
+// Two links of one class that tie, hand-built so that the order they are taken in shows in the last bit: A (1.1 B/s,
+// one flow) and B (3 x 1.1 B/s, three flows) both fill at 1.1 B/s a flow, through a pool of 7 B/s whose third class,
+// one flow of its own, then gets what they leave. Taken in link id order, A then B, the pool has (7 - 1.1) - 3.3 =
+// 2.6 left; B then A would leave 2.5999999999999996.
+TEST(FlowNetwork, TiedLinksOfOneClassAreTakenInLinkIdOrder) {
+  for (const bool apart : {true, false}) {
+    FlowNetwork net;
+    net.sole_links_apart(apart);
+    const auto a = net.add_link(1.1), b = net.add_link(3 * 1.1), pool = net.add_link(7);
+    constexpr double kWindow = 1e9;  // the flows' bounds: a TCP window that binds nowhere
+    net.start(0, LinkIds{a, pool}, 1e6, 0, 1, kWindow);
+    for (int i = 0; i < 3; ++i) net.start(0, LinkIds{b, pool}, 1e6, 0, 1, kWindow);
+    const auto own = net.start(0, LinkIds{pool}, 1e6, 0, 1, kWindow);
+    advance_to(net, 0);
+    EXPECT_EQ(net.rate(own), (7 - 1.1) - 3 * 1.1) << (apart ? "apart" : "in the heap");
+    EXPECT_NE(net.rate(own), (7 - 3 * 1.1) - 1.1);  // the other order, for the test's sake
   }
 }
 
