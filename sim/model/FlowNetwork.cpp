@@ -709,6 +709,7 @@ void FlowNetwork::fill() {
 void FlowNetwork::order_sole_links() {
   const auto level = [](const SoleLevel& e) { return e.level; };
   const auto id = [](const SoleLevel& e) { return e.id; };
+  const auto level_now = [this](std::uint32_t link) { return fill_links_[link].rem / fill_links_[link].usage; };
   if (!sole_links_apart_) {
     sole_levels_.clear();
     return;
@@ -716,23 +717,19 @@ void FlowNetwork::order_sole_links() {
   if (!soles_ready_) {
     sole_levels_.clear();
     for (std::uint32_t i = 0; i < fill_links_.size(); ++i)
-      if (fill_links_[i].classes == 1)
-        sole_levels_.push_back({fill_links_[i].rem / fill_links_[i].usage, comp_links_[i], i});
+      if (fill_links_[i].classes == 1) sole_levels_.push_back({level_now(i), comp_links_[i], i});
     sole_sort_.sort(sole_levels_, level, id);
     soles_ready_ = true;
     return;
   }
-  const auto current = [this](const SoleLevel& e) { return fill_links_[e.link].rem / fill_links_[e.link].usage; };
-  if (std::all_of(sole_levels_.begin(), sole_levels_.end(), [&](const SoleLevel& e) { return current(e) == e.level; }))
-    return;
   sole_kept_.clear();
   sole_moved_.clear();
   for (SoleLevel e : sole_levels_) {
-    const double now_level = current(e);
-    const bool moved = now_level != e.level;
-    e.level = now_level;
-    (moved ? sole_moved_ : sole_kept_).push_back(e);
+    const double was = e.level;
+    e.level = level_now(e.link);
+    (e.level == was ? sole_kept_ : sole_moved_).push_back(e);
   }
+  if (sole_moved_.empty()) return;  // every level as it was: the list is in order
   sole_sort_.sort(sole_moved_, level, id);
   sole_levels_.clear();
   std::merge(sole_kept_.begin(), sole_kept_.end(), sole_moved_.begin(), sole_moved_.end(),

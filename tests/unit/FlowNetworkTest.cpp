@@ -96,6 +96,60 @@ double narrowest_link(const LinkIds& route, const std::vector<double>& capacity)
   return narrowest;
 }
 
+// Two networks given the same links, flows and capacity changes, compared to the bit at every event: the flows
+// that end, and every live flow's rate (for two ways of solving that must give the same bits).
+class Lockstep {
+ public:
+  Lockstep(FlowNetwork& a, FlowNetwork& b, const std::vector<double>& capacity) : a_(a), b_(b) {
+    for (const double c : capacity) {
+      a_.add_link(c);
+      b_.add_link(c);
+    }
+  }
+  double now() const { return now_; }
+  // Every event up to t, each compared, then t.
+  void run_to(double t) {
+    while (a_.next_event() <= t) {
+      ASSERT_EQ(a_.next_event(), b_.next_event());
+      step_to(a_.next_event());
+    }
+    step_to(t);
+  }
+  void run_to_end() {
+    while (a_.flows_in_flight() > 0) {
+      ASSERT_EQ(a_.next_event(), b_.next_event());
+      step_to(a_.next_event());
+    }
+    EXPECT_EQ(b_.flows_in_flight(), 0u);
+  }
+  void start(const LinkIds& route, double bytes, double latency, double penalty, double bound) {
+    const auto id = a_.start(now_, route, bytes, latency, penalty, bound);
+    ASSERT_EQ(b_.start(now_, route, bytes, latency, penalty, bound), id);
+    live_.push_back(id);
+  }
+  void set_capacity(FlowNetwork::LinkId link, double capacity) {
+    a_.set_capacity(link, capacity, now_);
+    b_.set_capacity(link, capacity, now_);
+  }
+
+ private:
+  void step_to(double t) {
+    now_ = t;
+    ended_a_.clear();
+    ended_b_.clear();
+    a_.advance(t, ended_a_);
+    b_.advance(t, ended_b_);
+    ASSERT_EQ(ended_a_, ended_b_) << "at " << t;
+    for (const auto id : ended_a_) live_.erase(std::find(live_.begin(), live_.end(), id));
+    for (const auto id : live_) ASSERT_EQ(a_.rate(id), b_.rate(id)) << "flow " << id << " at " << t;
+  }
+
+  FlowNetwork& a_;
+  FlowNetwork& b_;
+  double now_ = 0;
+  std::vector<FlowNetwork::FlowId> live_, ended_a_, ended_b_;
+};
+
 }  // namespace
 
 TEST(FlowNetwork, FlowsOnOneLinkShareItAndTakeOverWhatAnEndedOneLeaves) {
@@ -382,48 +436,21 @@ TEST(FlowNetwork, KeepingTheComponentBetweenSolvesGivesTheBitsOfGatheringItAgain
       kept.set_solve_window(window);
       gathered.set_solve_window(window);
       std::vector<double> capacity = pooled_capacities(rng);
-      for (const double c : capacity) {
-        kept.add_link(c);
-        gathered.add_link(c);
-      }
-      std::vector<FlowNetwork::FlowId> live, ended_kept, ended_gathered;
-      double now = 0;
-      const auto step_to = [&](double t) {
-        now = t;
-        ended_kept.clear();
-        ended_gathered.clear();
-        kept.advance(t, ended_kept);
-        gathered.advance(t, ended_gathered);
-        ASSERT_EQ(ended_kept, ended_gathered) << "at " << t;
-        for (const auto id : ended_kept) live.erase(std::find(live.begin(), live.end(), id));
-        for (const auto id : live) ASSERT_EQ(kept.rate(id), gathered.rate(id)) << "flow " << id << " at " << t;
-      };
+      Lockstep both(kept, gathered, capacity);
       for (int i = 0; i < 400; ++i) {
-        const double t = now + 0.01 * unit(rng);
-        while (kept.next_event() <= t) {
-          ASSERT_EQ(kept.next_event(), gathered.next_event());
-          step_to(kept.next_event());
-        }
-        step_to(t);
+        both.run_to(both.now() + 0.01 * unit(rng));
         if (unit(rng) < 0.05) {
           const auto l = static_cast<FlowNetwork::LinkId>(rng() % capacity.size());
           capacity[l] *= unit(rng) < 0.5 ? 0.5 : 2;
-          kept.set_capacity(l, capacity[l], now);
-          gathered.set_capacity(l, capacity[l], now);
+          both.set_capacity(l, capacity[l]);
           continue;
         }
         const LinkIds route = pooled_route(rng);
         const double bytes = 0.1 + 2 * unit(rng), latency = unit(rng) < 0.5 ? 0 : 0.001;
         const double penalty = unit(rng) < 0.5 ? 1.0 : 0.5 + unit(rng), bound = narrowest_link(route, capacity);
-        const auto id = kept.start(now, route, bytes, latency, penalty, bound);
-        ASSERT_EQ(gathered.start(now, route, bytes, latency, penalty, bound), id);
-        live.push_back(id);
+        both.start(route, bytes, latency, penalty, bound);
       }
-      while (kept.flows_in_flight() > 0) {
-        ASSERT_EQ(kept.next_event(), gathered.next_event());
-        step_to(kept.next_event());
-      }
-      EXPECT_EQ(gathered.flows_in_flight(), 0u);
+      both.run_to_end();
       EXPECT_EQ(kept.solves(), gathered.solves());
       EXPECT_EQ(gathered.kept_solves(), 0u);
       // Measured: 16 to 57 of 138 to 200 solves kept (these small networks change shape often).
@@ -447,28 +474,9 @@ TEST(FlowNetwork, LinksOfOneClassApartFromTheHeapGiveTheBitsOfTheHeap) {
     std::vector<double> capacity = pooled_capacities(rng);
     if (trial % 2 == 1)
       for (std::size_t l = 0; l < capacity.size(); ++l) capacity[l] = l < kNodes ? 7.3 : 29.7;
-    for (const double c : capacity) {
-      apart.add_link(c);
-      heaped.add_link(c);
-    }
-    std::vector<FlowNetwork::FlowId> live, ended_apart, ended_heaped;
-    const auto step_to = [&](double t) {
-      ended_apart.clear();
-      ended_heaped.clear();
-      apart.advance(t, ended_apart);
-      heaped.advance(t, ended_heaped);
-      ASSERT_EQ(ended_apart, ended_heaped) << "at " << t;
-      for (const auto id : ended_apart) live.erase(std::find(live.begin(), live.end(), id));
-      for (const auto id : live) ASSERT_EQ(apart.rate(id), heaped.rate(id)) << "flow " << id << " at " << t;
-    };
-    double now = 0;
+    Lockstep both(apart, heaped, capacity);
     for (int i = 0; i < 400; ++i) {
-      now += 0.01 * unit(rng);
-      while (apart.next_event() <= now) {
-        ASSERT_EQ(apart.next_event(), heaped.next_event());
-        step_to(apart.next_event());
-      }
-      step_to(now);
+      both.run_to(both.now() + 0.01 * unit(rng));
       LinkIds route = pooled_route(rng);
       double penalty = unit(rng) < 0.3 ? 1.0 : 0.5 + unit(rng);
       double bound = unit(rng) < 0.3 ? 0.5 + 5 * unit(rng) : narrowest_link(route, capacity);
@@ -478,15 +486,9 @@ TEST(FlowNetwork, LinksOfOneClassApartFromTheHeapGiveTheBitsOfTheHeap) {
         bound = narrowest_link(route, capacity);
       }
       const double bytes = 0.1 + 2 * unit(rng), latency = unit(rng) < 0.5 ? 0 : 0.001;
-      const auto id = apart.start(now, route, bytes, latency, penalty, bound);
-      ASSERT_EQ(heaped.start(now, route, bytes, latency, penalty, bound), id);
-      live.push_back(id);
+      both.start(route, bytes, latency, penalty, bound);
     }
-    while (apart.flows_in_flight() > 0) {
-      ASSERT_EQ(apart.next_event(), heaped.next_event());
-      step_to(apart.next_event());
-    }
-    EXPECT_EQ(heaped.flows_in_flight(), 0u);
+    both.run_to_end();
     EXPECT_EQ(apart.solves(), heaped.solves());
     EXPECT_GT(apart.kept_solves(), 0u) << "trial " << trial;  // the kept list's reordering was exercised
   }
