@@ -482,18 +482,16 @@ void FlowNetwork::solve(double now) {
 }
 
 // Readies the fill arrays with the classes to solve: those coupled to the solved links changed since the last solve
-// and to the new classes (seeds_). None when there are none; else the component kept from the last gather if nothing
-// that shapes it changed and those classes are in it; else gathered anew. Either way what changes between solves is
-// then read (read_changes).
+// and to the new classes (seeds_). None when there are none; else the components kept from the last gather if nothing
+// that shapes them changed and the changes reach enough of them (keep_component); else gathered anew, each component
+// the changes reach once. Either way what changes between solves is then read (read_changes).
 FlowNetwork::Component FlowNetwork::gather_component() {
   bool any = false;
   for (const LinkId link : modified_) any = any || (links_[link].solved && !links_[link].classes.empty());
   for (const ClassId c : seeds_) any = any || classes_[c].alive;
   Component component = Component::None;
-  if (any && can_keep_component()) {
-    ++kept_solves_;
-    component = Component::Kept;
-  } else if (any) {
+  if (any && can_keep_component()) component = keep_component();
+  if (any && component == Component::None) {
     ++stamp_;
     comp_classes_.clear();
     comp_links_.clear();
@@ -501,20 +499,18 @@ FlowNetwork::Component FlowNetwork::gather_component() {
     fill_links_.clear();
     fill_class_links_.clear();
     fill_link_classes_.clear();
-    std::size_t started = 0;  // gathers that found a class not in the component yet
-    const auto gather_from = [&](ClassId c) {
-      if (classes_[c].stamp == stamp_) return;
-      ++started;
-      gather(c);
-    };
+    part_first_.clear();
+    part_reached_.clear();
     for (const LinkId link : modified_)
       if (links_[link].solved)
-        for (const ClassId c : links_[link].classes) gather_from(c);
+        for (const ClassId c : links_[link].classes) gather(c);
     for (const ClassId c : seeds_)
-      if (classes_[c].alive) gather_from(c);
-    kept_structure_ = started == 1 ? structure_ : kNotKept;
-    bounds_ready_ = false;
-    soles_ready_ = false;
+      if (classes_[c].alive) gather(c);
+    kept_structure_ = structure_;
+    bound_levels_.clear();
+    bounds_of_ = 0;
+    sole_levels_.clear();
+    soles_of_ = 0;
     component = Component::Gathered;
   }
   for (const LinkId link : modified_) links_[link].modified = false;
@@ -524,15 +520,39 @@ FlowNetwork::Component FlowNetwork::gather_component() {
   return component;
 }
 
-// Whether the component the last gather left can be solved again as it is (see kept_structure_).
+// Whether the components the last gather left can be solved again (see kept_structure_).
 bool FlowNetwork::can_keep_component() const {
-  if (!keep_components_ || kept_structure_ != structure_ || !seeds_.empty()) return false;
+  return keep_components_ && kept_structure_ == structure_ && seeds_.empty();
+}
+
+// The kept components, with those the changes reach and the last gather did not, gathered onto them now. None if the
+// components the changes reach hold under half their classes: solving the others again, to the rates they have, would
+// then cost more than gathering anew those reached.
+FlowNetwork::Component FlowNetwork::keep_component() {
+  ++reach_stamp_;
+  std::size_t reached = 0;  // classes of the components the changes reach
+  bool added = false;
   for (const LinkId link : modified_) {
     if (!links_[link].solved) continue;
-    for (const ClassId c : links_[link].classes)
-      if (classes_[c].stamp != stamp_) return false;
+    for (const ClassId c : links_[link].classes) {
+      if (classes_[c].stamp != stamp_) {
+        gather(c);
+        added = true;
+      }
+      const auto after = std::upper_bound(part_first_.begin(), part_first_.end(), classes_[c].local);
+      const auto part = static_cast<std::size_t>(after - part_first_.begin()) - 1;
+      if (part_reached_[part] == reach_stamp_) continue;
+      part_reached_[part] = reach_stamp_;
+      reached += (after == part_first_.end() ? comp_classes_.size() : *after) - part_first_[part];
+    }
   }
-  return true;
+  if (2 * reached < comp_classes_.size()) return Component::None;
+  if (added) {  // the filling orders the bounds and links of one class of those gathered now
+    ++extended_solves_;
+    return Component::Gathered;
+  }
+  ++kept_solves_;
+  return Component::Kept;
 }
 
 // What changes between solves, read into the component's fill arrays: each class's flows and their weight, each
@@ -563,6 +583,8 @@ void FlowNetwork::read_changes() {
 // solved).
 void FlowNetwork::gather(ClassId seed) {
   if (classes_[seed].stamp == stamp_) return;
+  part_first_.push_back(static_cast<std::uint32_t>(comp_classes_.size()));
+  part_reached_.push_back(0);
   const auto add_class = [&](ClassId c) {
     Class& k = classes_[c];
     k.stamp = stamp_;
@@ -625,17 +647,7 @@ void FlowNetwork::fill() {
   std::make_heap(levels_.begin(), levels_.end(), after);
   order_sole_links();
   std::size_t next_sole = 0;
-  if (!bounds_ready_) {  // a kept component's bounds stay as they were
-    bound_levels_.clear();
-    for (std::size_t i = 0; i < fill_classes_.size(); ++i) {
-      const FillClass& k = fill_classes_[i];
-      if (std::isfinite(k.bound) && !k.capped_by_link)
-        bound_levels_.push_back({k.bound * k.penalty, comp_classes_[i]});
-    }
-    if (!std::is_sorted(bound_levels_.begin(), bound_levels_.end()))  // by level, then ClassId
-      bound_sort_.sort(bound_levels_, [](const auto& b) { return b.first; }, [](const auto& b) { return b.second; });
-    bounds_ready_ = true;
-  }
+  order_bounds();
   std::size_t unfixed_classes = fill_classes_.size();
   const auto fix = [&](std::uint32_t c, double rate) {
     FillClass& k = fill_classes_[c];
@@ -703,23 +715,35 @@ void FlowNetwork::fill() {
   }
 }
 
-// Readies sole_levels_ for the filling: the component's links of one class in the order the heap would pop them, by
-// level, then link id. A kept component has the same links: their levels are read again, and those that changed (a
-// class's flows) are ordered apart and merged back into the others, which stay in order.
+// Readies bound_levels_ for the filling: the bounds of the classes whose bound enters it, by level, then class id. The
+// kept components' bounds stay as they were; those of the classes gathered onto them since are ordered apart and
+// merged in (all of them after a gather anew).
+void FlowNetwork::order_bounds() {
+  bound_added_.clear();
+  for (std::size_t i = bounds_of_; i < fill_classes_.size(); ++i) {
+    const FillClass& k = fill_classes_[i];
+    if (std::isfinite(k.bound) && !k.capped_by_link) bound_added_.push_back({k.bound * k.penalty, comp_classes_[i]});
+  }
+  bounds_of_ = static_cast<std::uint32_t>(fill_classes_.size());
+  if (bound_added_.empty()) return;
+  if (!std::is_sorted(bound_added_.begin(), bound_added_.end()))  // by level, then ClassId
+    bound_sort_.sort(bound_added_, [](const auto& b) { return b.first; }, [](const auto& b) { return b.second; });
+  const auto middle = static_cast<std::ptrdiff_t>(bound_levels_.size());
+  bound_levels_.insert(bound_levels_.end(), bound_added_.begin(), bound_added_.end());
+  std::inplace_merge(bound_levels_.begin(), bound_levels_.begin() + middle, bound_levels_.end());
+}
+
+// Readies sole_levels_ for the filling: the components' links of one class in the order the heap would pop them, by
+// level, then link id. The kept components' links are those of the list: their levels are read again, and those that
+// changed (a class's flows) are ordered apart with the links gathered since (all of them after a gather anew), then
+// merged into the others, which stay in order.
 void FlowNetwork::order_sole_links() {
   const auto level = [](const SoleLevel& e) { return e.level; };
   const auto id = [](const SoleLevel& e) { return e.id; };
   const auto level_now = [this](std::uint32_t link) { return fill_links_[link].rem / fill_links_[link].usage; };
   if (!sole_links_apart_) {
     sole_levels_.clear();
-    return;
-  }
-  if (!soles_ready_) {
-    sole_levels_.clear();
-    for (std::uint32_t i = 0; i < fill_links_.size(); ++i)
-      if (fill_links_[i].classes == 1) sole_levels_.push_back({level_now(i), comp_links_[i], i});
-    sole_sort_.sort(sole_levels_, level, id);
-    soles_ready_ = true;
+    soles_of_ = 0;
     return;
   }
   sole_kept_.clear();
@@ -729,6 +753,9 @@ void FlowNetwork::order_sole_links() {
     e.level = level_now(e.link);
     (e.level == was ? sole_kept_ : sole_moved_).push_back(e);
   }
+  for (std::uint32_t i = soles_of_; i < fill_links_.size(); ++i)
+    if (fill_links_[i].classes == 1) sole_moved_.push_back({level_now(i), comp_links_[i], i});
+  soles_of_ = static_cast<std::uint32_t>(fill_links_.size());
   if (sole_moved_.empty()) return;  // every level as it was: the list is in order
   sole_sort_.sort(sole_moved_, level, id);
   sole_levels_.clear();

@@ -26,11 +26,15 @@
 //   no place in the heap of levels: those links wait in a list sorted by level and id, merged with the heap as it
 //   pops, in the same order (Prague at 16,384 ranks: 2,200 of a solve's 2,250 links are node links of one class,
 //   whose heap was half the filling).
-// - Between two solves most changes only move flows between classes that exist, so the component gathered last is kept
-//   while nothing that shapes it changes, and only what does (each class's flows, each link's capacity left and usage)
-//   is read again (Prague at 4,096 ranks: nine solves in ten keep it). For the answer not to depend on the order a
-//   component was gathered in, ties are broken by id throughout: between links' levels by link id, between bounds by
-//   class id, and links joining or leaving the solve in id order.
+// - Between two solves most changes only move flows between classes that exist, so the components gathered last are
+//   kept while nothing that shapes them changes, and only what does (each class's flows, each link's capacity left and
+//   usage) is read again (Prague at 4,096 ranks: nine solves in ten keep them). A change that reaches a component not
+//   among them adds it to them, and they are solved together; components a change did not reach are solved again to the
+//   rates they have (the filling of disjoint components is the filling of each, in the same order), so long as those
+//   the changes reached hold at least half the classes (Prague at 16,384 ranks: the one large component and some twenty
+//   small ones, which change in turn). For the answer not to depend on the order a component was gathered in, ties are
+//   broken by id throughout: between links' levels by link id, between bounds by class id, and links joining or leaving
+//   the solve in id order.
 // At 1,024 ranks on Piz Daint, Prague's thousands of flows cross a dozen group pools: a dozen classes.
 //
 // The solve window (set_solve_window, 0 by default) trades exactness for fewer solves where changes come in bursts:
@@ -72,7 +76,8 @@ class FlowNetwork {
   // Off: the filling keeps links of one class in its heap with the others (the same rates to the bit; for tests).
   void sole_links_apart(bool on) {
     sole_links_apart_ = on;
-    soles_ready_ = false;
+    sole_levels_.clear();
+    soles_of_ = 0;
   }
 
   LinkId add_link(double capacity_Bps);
@@ -99,10 +104,12 @@ class FlowNetwork {
   std::size_t flows_in_flight() const { return in_flight_; }
   // The flow's current rate (0 in its latency phase); for tests.
   double rate(FlowId flow) const;
-  // Solves done (progressive fillings, a re-solve after an overflow counts again), those that kept the component
-  // the solve before had gathered, and classes alive; for benchmarks and tests.
+  // Solves done (progressive fillings, a re-solve after an overflow counts again), those that kept the components the
+  // solve before had gathered, and those that kept them and gathered onto them others their changes reached; classes
+  // alive. For benchmarks and tests.
   std::uint64_t solves() const { return solves_; }
   std::uint64_t kept_solves() const { return kept_solves_; }
+  std::uint64_t extended_solves() const { return extended_solves_; }
   std::size_t classes() const { return class_of_key_.size(); }
 
  private:
@@ -235,9 +242,11 @@ class FlowNetwork {
   enum class Component : std::uint8_t { None, Kept, Gathered };
   Component gather_component();
   bool can_keep_component() const;
+  Component keep_component();
   void read_changes();
   void gather(ClassId seed);
   void fill();
+  void order_bounds();
   void order_sole_links();
   bool check_overflows(double now);
   double load(const Link& l) const;
@@ -273,26 +282,31 @@ class FlowNetwork {
   std::vector<FillClass> fill_classes_;  // comp_classes_'s, in its order
   std::vector<std::uint32_t> fill_link_classes_;
   std::vector<std::uint32_t> fill_class_links_;
-  // The component the last gather left in the fill arrays stays valid for later solves while structure_ is unchanged:
+  // The components the last gather left in the fill arrays stay valid for later solves while structure_ is unchanged:
   // it changes when a class with solved links begins or ends, a link joins or leaves the solve, a solved link starts
-  // or stops being able to bind, or a capacity changes. Only a component gathered from one seed is kept (then every
-  // class of it leads to all of it, as a new gather from any of its classes would).
+  // or stops being able to bind, or a capacity changes. Each is whole (every class coupled to one of it is in it) and
+  // its classes are contiguous: part_first_ holds where each begins in fill_classes_.
   static constexpr std::uint64_t kNotKept = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t structure_ = 0;
   std::uint64_t kept_structure_ = kNotKept;
   bool keep_components_ = true;
-  bool bounds_ready_ = false;  // bound_levels_ holds the kept component's bounds
+  std::vector<std::uint32_t> part_first_;
+  std::vector<std::uint64_t> part_reached_;  // the reach (reach_stamp_) that last counted it
+  std::uint64_t reach_stamp_ = 0;
   std::vector<Level> levels_;  // a min-heap, kept allocated between solves
   bool sole_links_apart_ = true;
-  bool soles_ready_ = false;  // sole_levels_ holds the kept component's links of one class
   std::vector<SoleLevel> sole_levels_;  // in the order the heap would pop them (fill())
+  std::uint32_t soles_of_ = 0;          // sole_levels_ holds the links of one class among fill_links_[0, soles_of_)
   std::vector<SoleLevel> sole_kept_, sole_moved_;  // order_sole_links()'s scratch
   LevelIdSort<SoleLevel> sole_sort_;
   LevelIdSort<std::pair<double, ClassId>> bound_sort_;
   std::vector<std::pair<double, ClassId>> bound_levels_;  // the bounded classes' levels, ascending
+  std::uint32_t bounds_of_ = 0;  // bound_levels_ holds the bounds of fill_classes_[0, bounds_of_) that enter a filling
+  std::vector<std::pair<double, ClassId>> bound_added_;  // order_bounds()'s scratch
   std::vector<std::pair<double, FlowId>> ending_;
   std::uint64_t solves_ = 0;
   std::uint64_t kept_solves_ = 0;
+  std::uint64_t extended_solves_ = 0;
 };
 
 }  // namespace quorum
