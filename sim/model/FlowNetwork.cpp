@@ -488,7 +488,10 @@ void FlowNetwork::solve(double now) {
 FlowNetwork::Component FlowNetwork::gather_component() {
   bool any = false;
   for (const LinkId link : modified_) any = any || (links_[link].solved && !links_[link].classes.empty());
-  for (const ClassId c : seeds_) any = any || classes_[c].alive;
+  // A seed's id may have been freed and taken by a class on no solved link since: such a class is no seed (it moves at
+  // its bound), and in the fill arrays its end, which changes no structure, would leave them holding a dead class.
+  const auto seed = [this](ClassId c) { return classes_[c].alive && !classes_[c].key.empty(); };
+  for (const ClassId c : seeds_) any = any || seed(c);
   Component component = Component::None;
   if (any && can_keep_component()) component = keep_component();
   if (any && component == Component::None) {
@@ -505,7 +508,7 @@ FlowNetwork::Component FlowNetwork::gather_component() {
       if (links_[link].solved)
         for (const ClassId c : links_[link].classes) gather(c);
     for (const ClassId c : seeds_)
-      if (classes_[c].alive) gather(c);
+      if (seed(c)) gather(c);
     kept_structure_ = structure_;
     bound_levels_.clear();
     bounds_of_ = 0;
