@@ -483,7 +483,7 @@ void FlowNetwork::solve(double now) {
 
 // Readies the fill arrays with the classes to solve: those coupled to the solved links changed since the last solve
 // and to the new classes (seeds_). None when there are none; else the components kept from the last gather if nothing
-// that shapes them changed and the changes reach enough of them (keep_component); else gathered anew, each component
+// that shapes them changed and the changes reach enough of them (keep_or_extend); else gathered anew, each component
 // the changes reach once. Either way what changes between solves is then read (read_changes).
 FlowNetwork::Component FlowNetwork::gather_component() {
   bool any = false;
@@ -493,7 +493,7 @@ FlowNetwork::Component FlowNetwork::gather_component() {
   const auto seed = [this](ClassId c) { return classes_[c].alive && !classes_[c].key.empty(); };
   for (const ClassId c : seeds_) any = any || seed(c);
   Component component = Component::None;
-  if (any && can_keep_component()) component = keep_component();
+  if (any && can_keep_component()) component = keep_or_extend();
   if (any && component == Component::None) {
     ++stamp_;
     comp_classes_.clear();
@@ -529,9 +529,10 @@ bool FlowNetwork::can_keep_component() const {
 }
 
 // The kept components, with those the changes reach and the last gather did not, gathered onto them now. None if the
-// components the changes reach hold under half their classes: solving the others again, to the rates they have, would
-// then cost more than gathering anew those reached.
-FlowNetwork::Component FlowNetwork::keep_component() {
+// components the changes reach (those just gathered included) hold under half the classes in the fill arrays: solving
+// the others again, to the rates they have, would then cost more than gathering anew those reached (which gathers
+// again those just gathered).
+FlowNetwork::Component FlowNetwork::keep_or_extend() {
   ++reach_stamp_;
   std::size_t reached = 0;  // classes of the components the changes reach
   bool added = false;
@@ -578,12 +579,12 @@ void FlowNetwork::read_changes() {
   }
 }
 
-// Adds to the component being solved every class coupled to `seed` through solved links that can bind, and lays them
-// out for the filling (fill_links_, fill_classes_; read_changes() then fills in what changes between solves): each
-// class's penalty, bound, links and capped_by_link, each link's classes. A class that crosses a link of the component
-// no wider than its bound never reaches the bound before that link fills (its flows share the link), so its bound needs
-// no entry in the filling (a flow's bound is its narrowest link's capacity: this is every class whose node link is
-// solved).
+// Adds to the components being solved, as a part of its own (part_first_), every class coupled to `seed` through solved
+// links that can bind, unless `seed` is among them already, and lays them out for the filling (fill_links_,
+// fill_classes_; read_changes() then fills in what changes between solves): each class's penalty, bound, links and
+// capped_by_link, each link's classes. A class that crosses a link of the component no wider than its bound never
+// reaches the bound before that link fills (its flows share the link), so its bound needs no entry in the filling (a
+// flow's bound is its narrowest link's capacity: this is every class whose node link is solved).
 void FlowNetwork::gather(ClassId seed) {
   if (classes_[seed].stamp == stamp_) return;
   part_first_.push_back(static_cast<std::uint32_t>(comp_classes_.size()));
@@ -731,9 +732,10 @@ void FlowNetwork::order_bounds() {
   if (bound_added_.empty()) return;
   if (!std::is_sorted(bound_added_.begin(), bound_added_.end()))  // by level, then ClassId
     bound_sort_.sort(bound_added_, [](const auto& b) { return b.first; }, [](const auto& b) { return b.second; });
-  const auto middle = static_cast<std::ptrdiff_t>(bound_levels_.size());
-  bound_levels_.insert(bound_levels_.end(), bound_added_.begin(), bound_added_.end());
-  std::inplace_merge(bound_levels_.begin(), bound_levels_.begin() + middle, bound_levels_.end());
+  bound_merged_.clear();
+  std::merge(bound_levels_.begin(), bound_levels_.end(), bound_added_.begin(), bound_added_.end(),
+             std::back_inserter(bound_merged_));
+  bound_levels_.swap(bound_merged_);
 }
 
 // Readies sole_levels_ for the filling: the components' links of one class in the order the heap would pop them, by
