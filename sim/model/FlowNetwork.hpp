@@ -28,13 +28,14 @@
 //   whose heap was half the filling).
 // - Between two solves most changes only move flows between classes that exist, so the components gathered last are
 //   kept while nothing that shapes them changes, and only what does (each class's flows, each link's capacity left and
-//   usage) is read again (Prague at 4,096 ranks: nine solves in ten keep them). A change that reaches a component not
+//   usage) is read again (Prague at 4,096 ranks: two solves in three keep them). A change that reaches a component not
 //   among them adds it to them, and they are solved together; components a change did not reach are solved again to the
 //   rates they have (the filling of disjoint components is the filling of each, in the same order), so long as those
 //   the changes reached hold at least half the classes (Prague at 16,384 ranks: the one large component and some twenty
-//   small ones, which change in turn). For the answer not to depend on the order a component was gathered in, ties are
-//   broken by id throughout: between links' levels by link id, between bounds by class id, and links joining or leaving
-//   the solve in id order.
+//   small ones, which change in turn; 64% of the solves keep them or gather onto them, 4% kept the one component
+//   gathered before). For the answer not to depend on the order a component was gathered in, ties are broken by id
+//   throughout: between links' levels by link id, between bounds by class id, and links joining or leaving the solve in
+//   id order.
 // At 1,024 ranks on Piz Daint, Prague's thousands of flows cross a dozen group pools: a dozen classes.
 //
 // The solve window (set_solve_window, 0 by default) trades exactness for fewer solves where changes come in bursts:
