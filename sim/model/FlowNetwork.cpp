@@ -512,8 +512,7 @@ FlowNetwork::Component FlowNetwork::gather_component() {
     kept_structure_ = structure_;
     bound_levels_.clear();
     bounds_of_ = 0;
-    sole_levels_.clear();
-    soles_of_ = 0;
+    forget_sole_links();
     component = Component::Gathered;
   }
   for (const LinkId link : modified_) links_[link].modified = false;
@@ -551,7 +550,7 @@ FlowNetwork::Component FlowNetwork::keep_or_extend() {
     }
   }
   if (2 * reached < comp_classes_.size()) return Component::None;
-  if (added) {  // the filling orders the bounds and links of one class of those gathered now
+  if (added) {  // fill() orders the bounds and links of one class of those gathered now (bounds_of_, soles_of_)
     ++extended_solves_;
     return Component::Gathered;
   }
@@ -747,8 +746,7 @@ void FlowNetwork::order_sole_links() {
   const auto id = [](const SoleLevel& e) { return e.id; };
   const auto level_now = [this](std::uint32_t link) { return fill_links_[link].rem / fill_links_[link].usage; };
   if (!sole_links_apart_) {
-    sole_levels_.clear();
-    soles_of_ = 0;
+    forget_sole_links();
     return;
   }
   sole_kept_.clear();

@@ -77,8 +77,7 @@ class FlowNetwork {
   // Off: the filling keeps links of one class in its heap with the others (the same rates to the bit; for tests).
   void sole_links_apart(bool on) {
     sole_links_apart_ = on;
-    sole_levels_.clear();
-    soles_of_ = 0;
+    forget_sole_links();
   }
 
   LinkId add_link(double capacity_Bps);
@@ -106,8 +105,8 @@ class FlowNetwork {
   // The flow's current rate (0 in its latency phase); for tests.
   double rate(FlowId flow) const;
   // Solves done (progressive fillings, a re-solve after an overflow counts again), those that kept the components the
-  // solve before had gathered, and those that kept them and gathered onto them others their changes reached; classes
-  // alive. For benchmarks and tests.
+  // last gather left, and those that kept them and gathered onto them others their changes reached; classes alive. For
+  // benchmarks and tests.
   std::uint64_t solves() const { return solves_; }
   std::uint64_t kept_solves() const { return kept_solves_; }
   std::uint64_t extended_solves() const { return extended_solves_; }
@@ -143,8 +142,8 @@ class FlowNetwork {
     bool operator>(const Member& o) const { return target > o.target || (target == o.target && flow > o.flow); }
   };
   struct Class {
-    std::uint64_t stamp = 0;   // the solve that last gathered it
-    std::uint32_t local = 0;   // its index in that solve's component (fill_classes_)
+    std::uint64_t stamp = 0;   // stamp_ when it was last gathered
+    std::uint32_t local = 0;   // its index in the fill arrays then (fill_classes_)
     std::uint32_t members = 0;
     double penalty = 1, bound = kNever;
     bool alive = false;
@@ -163,8 +162,8 @@ class FlowNetwork {
     double capacity = 0;
     double bound_sum = 0;          // of its moving flows' finite bounds: the link binds if this exceeds its capacity
     std::uint32_t unbounded = 0;   // moving flows without a bound (the link binds)
-    std::uint64_t stamp = 0;       // the solve that last gathered it
-    std::uint32_t local = 0;       // its index in that solve's component (fill_links_)
+    std::uint64_t stamp = 0;       // stamp_ when it was last gathered
+    std::uint32_t local = 0;       // its index in the fill arrays then (fill_links_)
     std::vector<ClassId> classes;  // when solved: the classes whose key holds it
     bool solved = false;
     bool unsolved_binding = false;  // binds() && !solved, as its flows count it
@@ -249,6 +248,10 @@ class FlowNetwork {
   void fill();
   void order_bounds();
   void order_sole_links();
+  void forget_sole_links() {
+    sole_levels_.clear();
+    soles_of_ = 0;
+  }
   bool check_overflows(double now);
   double load(const Link& l) const;
   void release(FlowId f);

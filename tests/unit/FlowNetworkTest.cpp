@@ -423,10 +423,10 @@ TEST(FlowNetwork, FlowsOnRoutesLongerThanTheInlineHopsShareAsShortOnes) {
   EXPECT_GT(long_routes, 100u);
 }
 
-// A solve keeps the component the solve before gathered while nothing that shapes it changed (FlowNetwork.hpp); it
-// must give the rates and ends gathering it anew gives, to the bit. Two networks, one keeping and one not, get the
-// same random starts, capacity changes and advances (pooled networks, where most flows share a pool, with and without
-// a solve window); every rate, end and event time must be equal, and the keeping one must have kept some solves.
+// A solve keeps the component the last gather left while nothing that shapes it changed (FlowNetwork.hpp); it must give
+// the rates and ends gathering it anew gives, to the bit. Two networks, one keeping and one not, get the same random
+// starts, capacity changes and advances (pooled networks, where most flows share a pool, with and without a solve
+// window); every rate, end and event time must be equal, and the keeping one must have kept some solves.
 TEST(FlowNetwork, KeepingTheComponentBetweenSolvesGivesTheBitsOfGatheringItAgain) {
   for (const double window : {0.0, 0.004}) {
     std::mt19937_64 rng(11);
@@ -514,12 +514,14 @@ TEST(FlowNetwork, ComponentsKeptTogetherGiveTheBitsOfGatheringAnewWhatChanged) {
 }
 
 // A class with no key must never be among the kept components: it ends without changing their shape, and a class that
-// takes its id would then be solved as it. Hand-built: twins A and B on two node links (5 and 6 B/s, each bounded at
-// 5) make both links join the solve once they overflow; when A ends, the links leave the solve one by one and B's class
+// takes its id would then be solved as it. Hand-built: twins A and B on two node links (5 and 6 B/s, each bounded at 5)
+// make both links join the solve once they overflow; when A ends, the links leave the solve one by one and B's class
 // changes at each (made since the last solve, ended before it), the last one with no key; a class's id is taken again
 // at once, so B's class with no key has the id of those made since the last solve. B ends, and a lone flow C bounded at
-// 1 B/s takes that id; then a flow joins the pool's class (nine flows bounded at 3 through a pool of 20), and the next
-// solve keeps the components: C must move at 1 B/s, as gathering anew gives.
+// 1 B/s takes that id (ids are taken again last freed, first taken); then a flow joins one of the pool's two classes
+// (nine flows bounded at 3 through a pool of 20, two penalties), and the next solve gathers the pool onto the kept
+// components (two classes of three reached): without the seed rule it would solve C as B's class with no key, at 5 B/s;
+// C must move at 1 B/s, as gathering anew gives.
 TEST(FlowNetwork, AClassWithNoKeyIsNotAmongTheKeptComponents) {
   FlowNetwork kept, gathered;
   gathered.keep_components(false);
@@ -527,7 +529,7 @@ TEST(FlowNetwork, AClassWithNoKeyIsNotAmongTheKeptComponents) {
   for (int i = 0; i < 10; ++i) capacity.push_back(1000);
   Lockstep both(kept, gathered, capacity);
   const auto wide = [](int i) { return static_cast<FlowNetwork::LinkId>(4 + i); };
-  for (int i = 0; i < 9; ++i) both.start({wide(i), 3}, 1000, 0, 1.0, 3.0);
+  for (int i = 0; i < 9; ++i) both.start({wide(i), 3}, 1000, 0, i % 2 == 0 ? 1.0 : 2.0, 3.0);
   both.start({0, 1}, 1, 0, 1.0, 5.0);   // A: 2.5 B/s until it ends at 0.4 s
   both.start({0, 1}, 10, 0, 1.0, 5.0);  // B: then alone at 5 B/s, ending at 2.2 s
   both.run_to(3);
