@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <iterator>
 #include <stdexcept>
 
 #include "sim/model/FreeSlots.hpp"
@@ -461,7 +460,7 @@ void FlowNetwork::solve(double now) {
   for (;;) {
     ++solves_;
     rose_.clear();
-    if (gather_component() != Component::None) {
+    if (gather_component()) {
       fill();
       for (std::size_t i = 0; i < comp_classes_.size(); ++i) {
         const ClassId c = comp_classes_[i];
@@ -482,19 +481,18 @@ void FlowNetwork::solve(double now) {
 }
 
 // Readies the fill arrays with the classes to solve: those coupled to the solved links changed since the last solve
-// and to the new classes (seeds_). None when there are none; else the components kept from the last gather if nothing
+// and to the new classes (seeds_). False when there are none; else the components kept from the last gather if nothing
 // that shapes them changed and the changes reach enough of them (keep_or_extend); else gathered anew, each component
 // the changes reach once. Either way what changes between solves is then read (read_changes).
-FlowNetwork::Component FlowNetwork::gather_component() {
+bool FlowNetwork::gather_component() {
   bool any = false;
   for (const LinkId link : modified_) any = any || (links_[link].solved && !links_[link].classes.empty());
   // A seed's id may have been freed and taken by a class on no solved link since: such a class is no seed (it moves at
   // its bound), and in the fill arrays its end, which changes no structure, would leave them holding a dead class.
   const auto seed = [this](ClassId c) { return classes_[c].alive && !classes_[c].key.empty(); };
   for (const ClassId c : seeds_) any = any || seed(c);
-  Component component = Component::None;
-  if (any && can_keep_component()) component = keep_or_extend();
-  if (any && component == Component::None) {
+  const bool kept = any && can_keep_component() && keep_or_extend();
+  if (any && !kept) {
     ++stamp_;
     comp_classes_.clear();
     comp_links_.clear();
@@ -513,13 +511,12 @@ FlowNetwork::Component FlowNetwork::gather_component() {
     bound_levels_.clear();
     bounds_of_ = 0;
     forget_sole_links();
-    component = Component::Gathered;
   }
   for (const LinkId link : modified_) links_[link].modified = false;
   modified_.clear();
   seeds_.clear();
-  if (component != Component::None) read_changes();
-  return component;
+  if (any) read_changes();
+  return any;
 }
 
 // Whether the components the last gather left can be solved again (see kept_structure_).
@@ -527,11 +524,11 @@ bool FlowNetwork::can_keep_component() const {
   return keep_components_ && kept_structure_ == structure_ && seeds_.empty();
 }
 
-// The kept components, with those the changes reach and the last gather did not, gathered onto them now. None if the
+// The kept components, with those the changes reach and the last gather did not, gathered onto them now. False if the
 // components the changes reach (those just gathered included) hold under half the classes in the fill arrays: solving
 // the others again, to the rates they have, would then cost more than gathering anew those reached (which gathers
 // again those just gathered).
-FlowNetwork::Component FlowNetwork::keep_or_extend() {
+bool FlowNetwork::keep_or_extend() {
   ++reach_stamp_;
   std::size_t reached = 0;  // classes of the components the changes reach
   bool added = false;
@@ -549,13 +546,10 @@ FlowNetwork::Component FlowNetwork::keep_or_extend() {
       reached += (after == part_first_.end() ? comp_classes_.size() : *after) - part_first_[part];
     }
   }
-  if (2 * reached < comp_classes_.size()) return Component::None;
-  if (added) {  // fill() orders the bounds and links of one class of those gathered now (bounds_of_, soles_of_)
-    ++extended_solves_;
-    return Component::Gathered;
-  }
-  ++kept_solves_;
-  return Component::Kept;
+  if (2 * reached < comp_classes_.size()) return false;
+  // fill() orders the bounds and links of one class of those gathered now (bounds_of_, soles_of_).
+  ++(added ? extended_solves_ : kept_solves_);
+  return true;
 }
 
 // What changes between solves, read into the component's fill arrays: each class's flows and their weight, each
@@ -728,13 +722,8 @@ void FlowNetwork::order_bounds() {
     if (std::isfinite(k.bound) && !k.capped_by_link) bound_added_.push_back({k.bound * k.penalty, comp_classes_[i]});
   }
   bounds_of_ = static_cast<std::uint32_t>(fill_classes_.size());
-  if (bound_added_.empty()) return;
-  if (!std::is_sorted(bound_added_.begin(), bound_added_.end()))  // by level, then ClassId
-    bound_sort_.sort(bound_added_, [](const auto& b) { return b.first; }, [](const auto& b) { return b.second; });
-  bound_merged_.clear();
-  std::merge(bound_levels_.begin(), bound_levels_.end(), bound_added_.begin(), bound_added_.end(),
-             std::back_inserter(bound_merged_));
-  bound_levels_.swap(bound_merged_);
+  bound_sort_.merge_into(bound_levels_, bound_added_, [](const auto& b) { return b.first; },
+                         [](const auto& b) { return b.second; });
 }
 
 // Readies sole_levels_ for the filling: the components' links of one class in the order the heap would pop them, by
@@ -760,10 +749,8 @@ void FlowNetwork::order_sole_links() {
     if (fill_links_[i].classes == 1) sole_moved_.push_back({level_now(i), comp_links_[i], i});
   soles_of_ = static_cast<std::uint32_t>(fill_links_.size());
   if (sole_moved_.empty()) return;  // every level as it was: the list is in order
-  sole_sort_.sort(sole_moved_, level, id);
-  sole_levels_.clear();
-  std::merge(sole_kept_.begin(), sole_kept_.end(), sole_moved_.begin(), sole_moved_.end(),
-             std::back_inserter(sole_levels_));
+  sole_sort_.merge_into(sole_kept_, sole_moved_, level, id);
+  sole_levels_.swap(sole_kept_);
 }
 
 double FlowNetwork::load(const Link& l) const {

@@ -239,10 +239,9 @@ class FlowNetwork {
   double share_headroom(LinkId l);
   void set_class_rate(ClassId c, double rate, double now);
   void solve(double now);
-  enum class Component : std::uint8_t { None, Kept, Gathered };
-  Component gather_component();
+  bool gather_component();
   bool can_keep_component() const;
-  Component keep_or_extend();
+  bool keep_or_extend();
   void read_changes();
   void gather(ClassId seed);
   void fill();
@@ -306,7 +305,7 @@ class FlowNetwork {
   LevelIdSort<std::pair<double, ClassId>> bound_sort_;
   std::vector<std::pair<double, ClassId>> bound_levels_;  // the bounded classes' levels, ascending
   std::uint32_t bounds_of_ = 0;  // bound_levels_ holds the bounds of fill_classes_[0, bounds_of_) that enter a filling
-  std::vector<std::pair<double, ClassId>> bound_added_, bound_merged_;  // order_bounds()'s scratch
+  std::vector<std::pair<double, ClassId>> bound_added_;  // order_bounds()'s scratch
   std::vector<std::pair<double, FlowId>> ending_;
   std::uint64_t solves_ = 0;
   std::uint64_t kept_solves_ = 0;

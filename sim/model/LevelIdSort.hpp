@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <vector>
 
 namespace quorum {
@@ -17,6 +18,19 @@ template <class Entry>
 class LevelIdSort {
  public:
   static constexpr std::size_t kFewLevels = 8;
+
+  // Puts `added` in order (unless it is already) and merges it into `sorted`, which is in order: both by (level, id).
+  template <class LevelOf, class IdOf>
+  void merge_into(std::vector<Entry>& sorted, std::vector<Entry>& added, LevelOf level_of, IdOf id_of) {
+    const auto before = [&](const Entry& a, const Entry& b) {
+      return level_of(a) < level_of(b) || (level_of(a) == level_of(b) && id_of(a) < id_of(b));
+    };
+    if (added.empty()) return;
+    if (!std::is_sorted(added.begin(), added.end(), before)) sort(added, level_of, id_of);
+    scratch_.clear();
+    std::merge(sorted.begin(), sorted.end(), added.begin(), added.end(), std::back_inserter(scratch_), before);
+    sorted.swap(scratch_);
+  }
 
   // level_of(entry) -> double (not NaN), id_of(entry) -> std::uint32_t.
   template <class LevelOf, class IdOf>

@@ -50,4 +50,30 @@ TEST(LevelIdSort, OrdersByLevelThenIdAsAComparisonSortDoes) {
   }
 }
 
+// A list in order and entries to add, in order or not, empty or not (ids distinct across both): merged, they are in
+// std::sort's order of all of them.
+TEST(LevelIdSort, MergesEntriesIntoAnOrderedListAsSortingThemAllDoes) {
+  std::mt19937_64 rng(5);
+  LevelIdSort<Entry> sorter;
+  const auto level = [](const Entry& e) { return e.first; };
+  const auto id = [](const Entry& e) { return e.second; };
+  for (const int levels : {1, 3, 20}) {
+    for (const std::size_t count : {0u, 1u, 40u, 900u}) {
+      for (const std::size_t added_count : {0u, 1u, 25u, 600u}) {
+        for (const bool added_in_order : {false, true}) {
+          const std::vector<Entry> all = random_entries(rng, count + added_count, 100000, levels);
+          std::vector<Entry> sorted(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(count));
+          std::vector<Entry> added(all.begin() + static_cast<std::ptrdiff_t>(count), all.end());
+          std::sort(sorted.begin(), sorted.end());
+          if (added_in_order) std::sort(added.begin(), added.end());
+          std::vector<Entry> expected = all;
+          std::sort(expected.begin(), expected.end());
+          sorter.merge_into(sorted, added, level, id);
+          ASSERT_EQ(sorted, expected) << levels << " levels, " << count << " in order, " << added_count << " added";
+        }
+      }
+    }
+  }
+}
+
 }  // namespace quorum
