@@ -13,6 +13,9 @@ namespace {
 
 // A link is over capacity only past this relative margin: loads summed in another order differ by rounding.
 constexpr double kOverflowMargin = 1e-9;
+// A link is taken as full, for solve_locally(), within this relative margin of its capacity: far above the rounding of
+// a filling's sums, so a link with more room than this is full at no level of the filling.
+constexpr double kFullMargin = 1e-6;
 
 std::uint64_t mix(std::uint64_t x) {  // splitmix64's finaliser
   x ^= x >> 30;
@@ -49,6 +52,7 @@ void FlowNetwork::set_capacity(LinkId link, double capacity_Bps, double now) {
   const bool was_binding = l.binds();
   l.capacity = capacity_Bps;
   ++structure_;
+  only_flows_changed_ = false;
   refresh(link, now);
   if (links_[link].solved && (was_binding || links_[link].binds())) {
     mark_modified(link);
@@ -118,7 +122,10 @@ void FlowNetwork::begin_moving(FlowId id, double now) {
       l.bound_sum += f.bound;
     else
       ++l.unbounded;
-    if (l.solved && l.binds() != was_binding) ++structure_;
+    if (l.solved && l.binds() != was_binding) {
+      ++structure_;
+      only_flows_changed_ = false;
+    }
     if (l.unsolved_binding) ++f.unsolved;
   }
   for (const Hop& hop : f.route) refresh(hop.link, now);
@@ -142,7 +149,10 @@ void FlowNetwork::end_moving(FlowId id, double now) {
     l.moving.pop_back();
     if (!std::isfinite(f.bound)) --l.unbounded;
     l.bound_sum = l.moving.empty() ? 0 : l.bound_sum - (std::isfinite(f.bound) ? f.bound : 0);
-    if (l.solved && l.binds() != was_binding) ++structure_;
+    if (l.solved && l.binds() != was_binding) {
+      ++structure_;
+      only_flows_changed_ = false;
+    }
   }
   for (const Hop& hop : flows_[id].route) refresh(hop.link, now);
 }
@@ -198,8 +208,12 @@ void FlowNetwork::count_unsolved(LinkId id) {
 
 // The link joins or leaves the solve: the flows crossing it change class (their key gains or loses it).
 void FlowNetwork::set_solved(LinkId id, bool solved, double now) {
-  links_[id].solved = solved;
+  Link& l = links_[id];
+  l.solved = solved;
   ++structure_;
+  // No class has it in its key yet (joining), or none will (leaving): what classes had it before does not count.
+  l.used = 0;
+  if (l.touched == batch_) l.change = 0;
   count_unsolved(id);
   for (const FlowId g : links_[id].moving)
     if (flows_[g].cls != kNoClass) reclassify(g, now);
@@ -251,6 +265,7 @@ void FlowNetwork::join(FlowId id, double remaining, double now) {
   }
   const ClassId c = it->second;
   Class& k = classes_[c];
+  if (!k.key.empty()) touch(c);
   Flow& f = flows_[id];
   sync(k, now);
   f.cls = c;
@@ -277,6 +292,7 @@ double FlowNetwork::leave(FlowId id, double now) {
   Flow& f = flows_[id];
   const ClassId c = f.cls;
   Class& k = classes_[c];
+  if (!k.key.empty()) touch(c);
   sync(k, now);
   const double remaining = std::max(0.0, f.target - k.progress);
   const bool was_next = !k.queue.empty() && k.queue.front().flow == id;
@@ -293,6 +309,8 @@ double FlowNetwork::leave(FlowId id, double now) {
   end_key(k.penalty, k.bound);
   class_of_key_.erase(key_scratch_);
   if (!k.key.empty()) ++structure_;
+  for (const LinkId l : k.key)  // its flows' use of its links goes, whatever class takes its id
+    if (links_[l].binds()) count_change(l, -(k.solved_members * k.rate), false);
   for (const LinkId l : k.key) {
     auto& list = links_[l].classes;
     const auto at = std::find(list.begin(), list.end(), c);
@@ -460,7 +478,9 @@ void FlowNetwork::solve(double now) {
   for (;;) {
     ++solves_;
     rose_.clear();
-    if (gather_component()) {
+    if (solve_locally(now)) {
+      ++local_solves_done_;
+    } else if (gather_component()) {
       fill();
       for (std::size_t i = 0; i < comp_classes_.size(); ++i) {
         const ClassId c = comp_classes_[i];
@@ -470,14 +490,123 @@ void FlowNetwork::solve(double now) {
       }
       std::sort(rose_.begin(), rose_.end());  // checked in id order, whatever the component's order
       for (std::size_t i = 0; i < comp_links_.size(); ++i) {
-        const Link& l = links_[comp_links_[i]];
+        Link& l = links_[comp_links_[i]];
+        l.used = l.capacity - fill_links_[i].rem;
         if (l.moving.size() <= kFewFlows && l.capacity - fill_links_[i].rem < 0.5 * l.capacity)
           slack_.push_back(comp_links_[i]);
       }
     }
+    end_batch();
     if (!check_overflows(now)) break;
   }
   pending_ = false;
+}
+
+// The class's flows changed since the last solve: its rate is solved again, and the flows it had at the last solve are
+// recorded (for a class made since, none; a class made on an id freed in this batch counts the old class's, at its new
+// rate of 0: nothing either).
+void FlowNetwork::touch(ClassId c) {
+  Class& k = classes_[c];
+  if (k.touched == batch_) return;
+  k.touched = batch_;
+  k.solved_members = k.members;
+  touched_.push_back(c);
+}
+
+// Adds to the link's change of use in this batch (solve_locally()), and counts a touched class that crosses it.
+void FlowNetwork::count_change(LinkId id, double change, bool touched_class) {
+  Link& l = links_[id];
+  if (l.touched != batch_) {
+    l.touched = batch_;
+    l.change = 0;
+    l.touched_classes = 0;
+    touched_links_.push_back(id);
+  }
+  l.change += change;
+  if (touched_class) ++l.touched_classes;
+}
+
+void FlowNetwork::end_batch() {
+  touched_.clear();
+  touched_links_.clear();
+  ++batch_;
+  only_flows_changed_ = true;
+}
+
+// The rate a filling gives the class if no link it shares with other classes fills at or below it: its bound, or the
+// level of its narrowest link of its own, computed as fill() computes them (NaN if it has neither).
+double FlowNetwork::own_rate(const Class& k) const {
+  bool capped_by_link = false;
+  double level = kNever;
+  LinkId narrowest = 0;
+  const double weight = k.members / k.penalty;
+  for (const LinkId id : k.key) {
+    const Link& l = links_[id];
+    if (!l.binds()) continue;
+    if (l.capacity <= k.bound) capped_by_link = true;
+    if (l.classes.size() != 1) continue;
+    const double own = l.capacity / weight;  // read_changes(): capacity left, the usage of its one class
+    if (own < level || (own == level && id < narrowest)) {
+      level = own;
+      narrowest = id;
+    }
+  }
+  const bool bound_enters = std::isfinite(k.bound) && !capped_by_link;
+  if (bound_enters && k.bound * k.penalty <= level) return k.bound;  // a bound at a link's level goes first
+  if (level == kNever) return std::numeric_limits<double>::quiet_NaN();
+  return capped_by_link ? std::min(level / k.penalty, k.bound) : level / k.penalty;
+}
+
+// Where since the last solve only flows changed (and links joined or left the solve), each changed class gets the rate
+// of its own link or its bound, and every link it shares with other classes has room (kFullMargin) before the change
+// and after, a filling would change no other class's rate: every other class keeps the link or bound that fixed it,
+// which no changed class crosses, and the links that fix classes fill in the same order with the same classes at the
+// same levels (in a progressive filling a link's room only shrinks as the level rises, so a link with room at the end
+// was never full on the way, and fixed nothing). Then the changed classes' rates are set without gathering or filling,
+// to the bit what a filling gives them (own_rate), and the links' use is updated by the difference. False, changing
+// nothing, where that does not hold.
+bool FlowNetwork::solve_locally(double now) {
+  if (!local_solves_ || !only_flows_changed_ || touched_.empty()) return false;
+  for (const ClassId c : touched_) {  // those that ended counted their change as they did (leave())
+    Class& k = classes_[c];
+    if (!k.alive || k.key.empty()) continue;
+    k.local_rate = own_rate(k);
+    if (std::isnan(k.local_rate)) return false;
+    const double change = k.members * k.local_rate - k.solved_members * k.rate;
+    for (const LinkId id : k.key)
+      if (links_[id].binds()) count_change(id, change, true);
+  }
+  for (const LinkId id : touched_links_) {
+    const Link& l = links_[id];
+    const double room = l.capacity * (1 - kFullMargin);
+    // A class left untouched may have this link as its narrowest: it must not have been full.
+    if (l.classes.size() > l.touched_classes && !(l.used < room)) return false;
+    if (l.classes.size() < 2) continue;  // a link of one touched class: its level is that class's own
+    if (!(l.used + l.change < room)) return false;
+    // A link of few flows leaves the solve if a filling finds it under half full, and what a filling finds a shared
+    // link to carry depends on the order it fixes the link's classes in.
+    if (l.moving.size() <= kFewFlows) return false;
+  }
+  for (const LinkId link : modified_) links_[link].modified = false;
+  modified_.clear();
+  seeds_.clear();
+  for (const ClassId c : touched_) {
+    const Class& k = classes_[c];
+    if (!k.alive || k.key.empty()) continue;
+    if (k.local_rate > k.rate) rose_.push_back(c);
+    set_class_rate(c, k.local_rate, now);
+  }
+  std::sort(rose_.begin(), rose_.end());
+  for (const LinkId id : touched_links_) {
+    Link& l = links_[id];
+    l.used = l.classes.empty() ? 0 : l.used + l.change;
+    if (l.classes.size() != 1 || l.moving.size() > kFewFlows) continue;
+    // As fill() finds it: a link of one class has its capacity less that class's flows at its rate left.
+    const Class& only = classes_[l.classes.front()];
+    const double left = l.capacity - only.members * only.rate;
+    if (l.capacity - left < 0.5 * l.capacity) slack_.push_back(id);
+  }
+  return true;
 }
 
 // Readies the fill arrays with the classes to solve: those coupled to the solved links changed since the last solve
@@ -512,7 +641,10 @@ bool FlowNetwork::gather_component() {
     bounds_of_ = 0;
     forget_sole_links();
   }
-  for (const LinkId link : modified_) links_[link].modified = false;
+  for (const LinkId link : modified_) {
+    links_[link].modified = false;
+    if (links_[link].classes.empty()) links_[link].used = 0;  // no filling visits it, so none would say so
+  }
   modified_.clear();
   seeds_.clear();
   if (any) read_changes();

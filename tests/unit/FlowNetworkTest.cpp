@@ -575,6 +575,59 @@ TEST(FlowNetwork, LinksOfOneClassApartFromTheHeapGiveTheBitsOfTheHeap) {
   }
 }
 
+// Where since the last solve only flows changed, or links joined or left the solve, each changed class has a link of its
+// own or a bound that holds it, and every link it shares has room before and after, a solve sets only those classes'
+// rates (FlowNetwork::solve_locally): the same rates to the bit, at every event, as a filling of what changed gathered
+// anew at every solve. Nine flows in ten go from their node to its pool with the node's penalty and bound (a class
+// a node link, which is its own once it joins the solve; every fourth node's flows bounded at 2.5 B/s, below its
+// capacity), the rest between two nodes through any pool or none, a third of them bounded below their narrowest link.
+// One pool is narrow (it fills, and the classes crossing it move each other's rates), the others wide; in odd trials the
+// flows come five times further apart through narrower pools (12 and 40 B/s against 25 and 200 to 300), so node links
+// find themselves under half full more often and leave the solve, and join it again. Some changes come two at an
+// instant, some are capacity changes (no local solve then).
+TEST(FlowNetwork, ChangesThatMoveOnlyTheirOwnClassesGiveTheBitsOfAFilling) {
+  std::mt19937_64 rng(41);
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (int trial = 0; trial < 8; ++trial) {
+    const bool sparse = trial % 2 == 1;
+    FlowNetwork local, filled;
+    filled.local_solves(false);
+    filled.keep_components(false);
+    std::vector<double> capacity;
+    for (int i = 0; i < kNodes; ++i) capacity.push_back(5 + 5 * unit(rng));
+    capacity.push_back(sparse ? 12 : 25);  // the narrow pool, then the wide ones
+    for (int i = 1; i < kPools; ++i) capacity.push_back(sparse ? 40 : 200 + 100 * unit(rng));
+    Lockstep both(local, filled, capacity);
+    const auto start = [&] {
+      LinkIds route = pooled_route(rng);
+      double penalty = unit(rng) < 0.3 ? 1.0 : 0.5 + unit(rng);
+      double bound = unit(rng) < 0.3 ? 0.5 + 5 * unit(rng) : narrowest_link(route, capacity);
+      if (unit(rng) < 0.9) {  // one class per node link: its pool, penalty and bound
+        route = {route[0], static_cast<FlowNetwork::LinkId>(kNodes + route[0] % kPools)};
+        penalty = 1 + 0.25 * (route[0] % 3);
+        bound = route[0] % 4 == 0 ? 2.5 : narrowest_link(route, capacity);
+      }
+      const double bytes = 0.1 + 2 * unit(rng), latency = unit(rng) < 0.5 ? 0 : 0.001;
+      both.start(route, bytes, latency, penalty, bound);
+    };
+    for (int i = 0; i < 500; ++i) {
+      both.run_to(both.now() + (sparse ? 0.03 : 0.006) * unit(rng));
+      if (unit(rng) < 0.03) {
+        const auto l = static_cast<FlowNetwork::LinkId>(rng() % capacity.size());
+        capacity[l] *= unit(rng) < 0.5 ? 0.8 : 1.25;
+        both.set_capacity(l, capacity[l]);
+      }
+      start();
+      if (unit(rng) < 0.2) start();  // a second change at the same instant
+    }
+    both.run_to_end();
+    EXPECT_EQ(local.solves(), filled.solves());
+    EXPECT_EQ(filled.local_solves_done(), 0u);
+    // Measured: 6 to 22% of 1,134 to 1,224 solves a trial set the changed classes' rates alone.
+    EXPECT_GE(local.local_solves_done(), local.solves() / 20) << "trial " << trial;
+  }
+}
+
 // Two links of one class that tie, hand-built so that the order they are taken in shows in the last bit: A (1.1 B/s,
 // one flow) and B (3 x 1.1 B/s, three flows) both fill at 1.1 B/s a flow, through a pool of 7 B/s whose third class,
 // one flow of its own, then gets what they leave. Taken in link id order, A then B, the pool has (7 - 1.1) - 3.3 =
