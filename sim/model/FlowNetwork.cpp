@@ -212,7 +212,7 @@ void FlowNetwork::set_solved(LinkId id, bool solved, double now) {
   l.solved = solved;
   ++structure_;
   // No class has it in its key yet (joining), or none will (leaving): what classes had it before does not count.
-  l.used = 0;
+  used_of(id) = 0;
   if (l.touched == batch_) l.change = 0;
   count_unsolved(id);
   for (const FlowId g : links_[id].moving)
@@ -272,6 +272,7 @@ void FlowNetwork::join(FlowId id, double remaining, double now) {
   ++f.version;
   f.target = k.progress + remaining;
   ++k.members;
+  if (FillClass* fill = fill_class_of(c)) fill->members = k.members;
   k.queue.push_back({f.target, id, f.version});
   std::push_heap(k.queue.begin(), k.queue.end(), std::greater<>{});
   for (const LinkId l : k.key) mark_modified(l);
@@ -299,10 +300,14 @@ double FlowNetwork::leave(FlowId id, double now) {
   f.cls = kNoClass;
   ++f.version;
   --k.members;
+  if (FillClass* fill = fill_class_of(c)) fill->members = k.members;
   for (const LinkId l : k.key) mark_modified(l);
   if (!k.key.empty()) wants_solve(now);
   if (k.members > 0) {
-    if (was_next) schedule(c);
+    if (was_next) {
+      drop_left_flows(k);
+      schedule(c);
+    }
     return remaining;
   }
   key_scratch_.assign(k.key.begin(), k.key.end());
@@ -332,13 +337,19 @@ void FlowNetwork::sync(Class& k, double now) {
   k.last = now;
 }
 
-// Schedules the class's next end (its nearest target at its rate).
-void FlowNetwork::schedule(ClassId c) {
-  Class& k = classes_[c];
+// Pops the entries of flows that left the class from the front of its queue.
+void FlowNetwork::drop_left_flows(Class& k) {
   while (!k.queue.empty() && k.queue.front().version != flows_[k.queue.front().flow].version) {
     std::pop_heap(k.queue.begin(), k.queue.end(), std::greater<>{});
     k.queue.pop_back();
   }
+}
+
+// Schedules the class's next end (its nearest target at its rate). The front of its queue is a flow of the class: a
+// flow's entry goes stale only as it leaves, which drops it if it is the front (leave()), and an end pops the stale
+// entries it comes to (advance()); so a change of rate reads no flow (Prague at 16,384 ranks: hundreds a solve).
+void FlowNetwork::schedule(ClassId c) {
+  Class& k = classes_[c];
   if (k.queue.empty() || !(k.rate > 0)) {
     drop_end(c);
     return;
@@ -396,6 +407,7 @@ void FlowNetwork::set_class_rate(ClassId c, double rate, double now) {
   if (rate == k.rate) return;
   sync(k, now);
   k.rate = rate;
+  if (FillClass* fill = fill_class_of(c)) fill->rate = rate;
   schedule(c);
 }
 
@@ -483,17 +495,16 @@ void FlowNetwork::solve(double now) {
     } else if (gather_component()) {
       fill();
       for (std::size_t i = 0; i < comp_classes_.size(); ++i) {
-        const ClassId c = comp_classes_[i];
-        const double r = fill_classes_[i].new_rate;
-        if (r > classes_[c].rate) rose_.push_back(c);
-        set_class_rate(c, r, now);
+        const FillClass& f = fill_classes_[i];
+        if (f.new_rate == f.rate) continue;
+        if (f.new_rate > f.rate) rose_.push_back(comp_classes_[i]);
+        set_class_rate(comp_classes_[i], f.new_rate, now);
       }
       std::sort(rose_.begin(), rose_.end());  // checked in id order, whatever the component's order
       for (std::size_t i = 0; i < comp_links_.size(); ++i) {
-        Link& l = links_[comp_links_[i]];
+        FillLinkLoad& l = fill_link_loads_[i];
         l.used = l.capacity - fill_links_[i].rem;
-        if (l.moving.size() <= kFewFlows && l.capacity - fill_links_[i].rem < 0.5 * l.capacity)
-          slack_.push_back(comp_links_[i]);
+        if (l.flows <= kFewFlows && l.capacity - fill_links_[i].rem < 0.5 * l.capacity) slack_.push_back(comp_links_[i]);
       }
     }
     end_batch();
@@ -524,6 +535,20 @@ void FlowNetwork::count_change(LinkId id, double change, bool touched_class) {
   }
   l.change += change;
   if (touched_class) ++l.touched_classes;
+}
+
+// The class's entry in the fill arrays, if it is among them.
+FlowNetwork::FillClass* FlowNetwork::fill_class_of(ClassId c) {
+  const Class& k = classes_[c];
+  if (k.stamp != stamp_ || k.local >= comp_classes_.size() || comp_classes_[k.local] != c) return nullptr;
+  return &fill_classes_[k.local];
+}
+
+// Where a solved link's use is kept: beside the fill arrays while it is among them, else in its record.
+double& FlowNetwork::used_of(LinkId id) {
+  Link& l = links_[id];
+  if (l.stamp == stamp_ && l.local < comp_links_.size() && comp_links_[l.local] == id) return fill_link_loads_[l.local].used;
+  return l.used;
 }
 
 void FlowNetwork::end_batch() {
@@ -580,9 +605,10 @@ bool FlowNetwork::solve_locally(double now) {
     const Link& l = links_[id];
     const double room = l.capacity * (1 - kFullMargin);
     // A class left untouched may have this link as its narrowest: it must not have been full.
-    if (l.classes.size() > l.touched_classes && !(l.used < room)) return false;
+    const double used = used_of(id);
+    if (l.classes.size() > l.touched_classes && !(used < room)) return false;
     if (l.classes.size() < 2) continue;  // a link of one touched class: its level is that class's own
-    if (!(l.used + l.change < room)) return false;
+    if (!(used + l.change < room)) return false;
     // A link of few flows leaves the solve if a filling finds it under half full, and what a filling finds a shared
     // link to carry depends on the order it fixes the link's classes in.
     if (l.moving.size() <= kFewFlows) return false;
@@ -598,8 +624,9 @@ bool FlowNetwork::solve_locally(double now) {
   }
   std::sort(rose_.begin(), rose_.end());
   for (const LinkId id : touched_links_) {
-    Link& l = links_[id];
-    l.used = l.classes.empty() ? 0 : l.used + l.change;
+    const Link& l = links_[id];
+    double& used = used_of(id);
+    used = l.classes.empty() ? 0 : used + l.change;
     if (l.classes.size() != 1 || l.moving.size() > kFewFlows) continue;
     // As fill() finds it: a link of one class has its capacity less that class's flows at its rate left.
     const Class& only = classes_[l.classes.front()];
@@ -622,11 +649,13 @@ bool FlowNetwork::gather_component() {
   for (const ClassId c : seeds_) any = any || seed(c);
   const bool kept = any && can_keep_component() && keep_or_extend();
   if (any && !kept) {
+    for (std::size_t i = 0; i < comp_links_.size(); ++i) links_[comp_links_[i]].used = fill_link_loads_[i].used;
     ++stamp_;
     comp_classes_.clear();
     comp_links_.clear();
     fill_classes_.clear();
     fill_links_.clear();
+    fill_link_loads_.clear();
     fill_class_links_.clear();
     fill_link_classes_.clear();
     part_first_.clear();
@@ -643,7 +672,7 @@ bool FlowNetwork::gather_component() {
   }
   for (const LinkId link : modified_) {
     links_[link].modified = false;
-    if (links_[link].classes.empty()) links_[link].used = 0;  // no filling visits it, so none would say so
+    if (links_[link].classes.empty()) used_of(link) = 0;  // no filling visits it, so none would say so
   }
   modified_.clear();
   seeds_.clear();
@@ -689,17 +718,21 @@ bool FlowNetwork::keep_or_extend() {
 void FlowNetwork::read_changes() {
   for (std::size_t i = 0; i < fill_classes_.size(); ++i) {
     FillClass& f = fill_classes_[i];
-    f.members = classes_[comp_classes_[i]].members;
     f.weight = f.members / f.penalty;
     f.new_rate = 0;
     f.fixed = false;
   }
   for (std::size_t i = 0; i < fill_links_.size(); ++i) {
     FillLink& f = fill_links_[i];
-    f.rem = links_[comp_links_[i]].capacity;
+    FillLinkLoad& load = fill_link_loads_[i];
+    f.rem = load.capacity;
     f.usage = 0;
-    for (std::uint32_t j = f.first_class; j < f.first_class + f.classes; ++j)
-      f.usage += fill_classes_[fill_link_classes_[j]].weight;
+    load.flows = 0;
+    for (std::uint32_t j = f.first_class; j < f.first_class + f.classes; ++j) {
+      const FillClass& k = fill_classes_[fill_link_classes_[j]];
+      f.usage += k.weight;
+      load.flows += k.members;
+    }
     f.unfixed = f.classes;
   }
 }
@@ -722,6 +755,8 @@ void FlowNetwork::gather(ClassId seed) {
     FillClass& f = fill_classes_.emplace_back();
     f.penalty = k.penalty;
     f.bound = k.bound;
+    f.rate = k.rate;
+    f.members = k.members;
   };
   add_class(seed);
   for (std::size_t next = comp_classes_.size() - 1; next < comp_classes_.size(); ++next) {
@@ -738,6 +773,7 @@ void FlowNetwork::gather(ClassId seed) {
         l.stamp = stamp_;
         l.local = static_cast<std::uint32_t>(comp_links_.size());
         comp_links_.push_back(link);
+        fill_link_loads_.push_back({l.capacity, l.used, 0});
         FillLink& f = fill_links_.emplace_back();
         f.first_class = static_cast<std::uint32_t>(fill_link_classes_.size());
         f.classes = static_cast<std::uint32_t>(l.classes.size());
