@@ -504,7 +504,8 @@ void FlowNetwork::solve(double now) {
       for (std::size_t i = 0; i < comp_links_.size(); ++i) {
         FillLinkLoad& l = fill_link_loads_[i];
         l.used = l.capacity - fill_links_[i].rem;
-        if (l.flows <= kFewFlows && l.capacity - fill_links_[i].rem < 0.5 * l.capacity) slack_.push_back(comp_links_[i]);
+        if (l.flows <= kFewFlows && l.capacity - fill_links_[i].rem < 0.5 * l.capacity)
+          slack_.push_back(comp_links_[i]);
       }
     }
     end_batch();
@@ -547,8 +548,8 @@ FlowNetwork::FillClass* FlowNetwork::fill_class_of(ClassId c) {
 // Where a solved link's use is kept: beside the fill arrays while it is among them, else in its record.
 double& FlowNetwork::used_of(LinkId id) {
   Link& l = links_[id];
-  if (l.stamp == stamp_ && l.local < comp_links_.size() && comp_links_[l.local] == id) return fill_link_loads_[l.local].used;
-  return l.used;
+  const bool among = l.stamp == stamp_ && l.local < comp_links_.size() && comp_links_[l.local] == id;
+  return among ? fill_link_loads_[l.local].used : l.used;
 }
 
 void FlowNetwork::end_batch() {

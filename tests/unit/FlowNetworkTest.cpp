@@ -575,15 +575,15 @@ TEST(FlowNetwork, LinksOfOneClassApartFromTheHeapGiveTheBitsOfTheHeap) {
   }
 }
 
-// Where since the last solve only flows changed, or links joined or left the solve, each changed class has a link of its
-// own or a bound that holds it, and every link it shares has room before and after, a solve sets only those classes'
-// rates (FlowNetwork::solve_locally): the same rates to the bit, at every event, as a filling of what changed gathered
-// anew at every solve. Nine flows in ten go from their node to its pool with the node's penalty and bound (a class
-// a node link, which is its own once it joins the solve; every fourth node's flows bounded at 2.5 B/s, below its
+// Where since the last solve only flows changed, or links joined or left the solve, each changed class has a link of
+// its own or a bound that holds it, and every link it shares has room before and after, a solve sets only those
+// classes' rates (FlowNetwork::solve_locally): the same rates to the bit, at every event, as a filling of what changed
+// gathered anew at every solve. Nine flows in ten go from their node to its pool with the node's penalty and bound (a
+// class a node link, which is its own once it joins the solve; every fourth node's flows bounded at 2.5 B/s, below its
 // capacity), the rest between two nodes through any pool or none, a third of them bounded below their narrowest link.
-// One pool is narrow (it fills, and the classes crossing it move each other's rates), the others wide; in odd trials the
-// flows come five times further apart through narrower pools (12 and 40 B/s against 25 and 200 to 300), so node links
-// find themselves under half full more often and leave the solve, and join it again. Some changes come two at an
+// One pool is narrow (it fills, and the classes crossing it move each other's rates), the others wide; in odd trials
+// the flows come five times further apart through narrower pools (12 and 40 B/s against 25 and 200 to 300), so node
+// links find themselves under half full more often and leave the solve, and join it again. Some changes come two at an
 // instant, some are capacity changes (no local solve then).
 TEST(FlowNetwork, ChangesThatMoveOnlyTheirOwnClassesGiveTheBitsOfAFilling) {
   std::mt19937_64 rng(41);
