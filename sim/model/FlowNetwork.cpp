@@ -52,7 +52,7 @@ void FlowNetwork::set_capacity(LinkId link, double capacity_Bps, double now) {
   const bool was_binding = l.binds();
   l.capacity = capacity_Bps;
   ++structure_;
-  only_flows_changed_ = false;
+  only_flows_changed_ = false;  // the links' use was the old capacity's: the next solve fills (changes are rare)
   refresh(link, now);
   if (links_[link].solved && (was_binding || links_[link].binds())) {
     mark_modified(link);
@@ -213,7 +213,7 @@ void FlowNetwork::set_solved(LinkId id, bool solved, double now) {
   ++structure_;
   // No class has it in its key yet (joining), or none will (leaving): what classes had it before does not count.
   used_of(id) = 0;
-  if (l.touched == batch_) l.change = 0;
+  if (l.counted_in == batch_) l.change = 0;
   count_unsolved(id);
   for (const FlowId g : links_[id].moving)
     if (flows_[g].cls != kNoClass) reclassify(g, now);
@@ -519,8 +519,8 @@ void FlowNetwork::solve(double now) {
 // rate of 0: nothing either).
 void FlowNetwork::touch(ClassId c) {
   Class& k = classes_[c];
-  if (k.touched == batch_) return;
-  k.touched = batch_;
+  if (k.changed_in == batch_) return;
+  k.changed_in = batch_;
   k.solved_members = k.members;
   touched_.push_back(c);
 }
@@ -528,8 +528,8 @@ void FlowNetwork::touch(ClassId c) {
 // Adds to the link's change of use in this batch (solve_locally()), and counts a touched class that crosses it.
 void FlowNetwork::count_change(LinkId id, double change, bool touched_class) {
   Link& l = links_[id];
-  if (l.touched != batch_) {
-    l.touched = batch_;
+  if (l.counted_in != batch_) {
+    l.counted_in = batch_;
     l.change = 0;
     l.touched_classes = 0;
     touched_links_.push_back(id);
@@ -563,19 +563,13 @@ void FlowNetwork::end_batch() {
 // level of its narrowest link of its own, computed as fill() computes them (NaN if it has neither).
 double FlowNetwork::own_rate(const Class& k) const {
   bool capped_by_link = false;
-  double level = kNever;
-  LinkId narrowest = 0;
+  double level = kNever;  // of its narrowest link of its own (of two at one level, either gives the same rate)
   const double weight = k.members / k.penalty;
   for (const LinkId id : k.key) {
     const Link& l = links_[id];
     if (!l.binds()) continue;
     if (l.capacity <= k.bound) capped_by_link = true;
-    if (l.classes.size() != 1) continue;
-    const double own = l.capacity / weight;  // read_changes(): capacity left, the usage of its one class
-    if (own < level || (own == level && id < narrowest)) {
-      level = own;
-      narrowest = id;
-    }
+    if (l.classes.size() == 1) level = std::min(level, l.capacity / weight);  // read_changes(): capacity left, usage
   }
   const bool bound_enters = std::isfinite(k.bound) && !capped_by_link;
   if (bound_enters && k.bound * k.penalty <= level) return k.bound;  // a bound at a link's level goes first
@@ -589,52 +583,63 @@ double FlowNetwork::own_rate(const Class& k) const {
 // which no changed class crosses, and the links that fix classes fill in the same order with the same classes at the
 // same levels (in a progressive filling a link's room only shrinks as the level rises, so a link with room at the end
 // was never full on the way, and fixed nothing). Then the changed classes' rates are set without gathering or filling,
-// to the bit what a filling gives them (own_rate), and the links' use is updated by the difference. False, changing
-// nothing, where that does not hold.
+// to the bit what a filling gives them (own_rate), and the links' use is updated by the difference. False where that
+// does not hold (or local solves are off), and nothing is solved.
 bool FlowNetwork::solve_locally(double now) {
-  if (!local_solves_ || !only_flows_changed_ || touched_.empty()) return false;
+  if (!local_solves_ || !only_flows_changed_ || touched_.empty() || !local_solve_holds()) return false;
+  set_changed_rates(now);
+  return true;
+}
+
+// Whether the changed classes each have a rate of their own (next_rate) and their shared links room before and after.
+// What it counts (each class's next rate, each link's change of use) is the batch's, set anew by the next batch.
+bool FlowNetwork::local_solve_holds() {
   for (const ClassId c : touched_) {  // those that ended counted their change as they did (leave())
     Class& k = classes_[c];
     if (!k.alive || k.key.empty()) continue;
-    k.local_rate = own_rate(k);
-    if (std::isnan(k.local_rate)) return false;
-    const double change = k.members * k.local_rate - k.solved_members * k.rate;
+    k.next_rate = own_rate(k);
+    if (std::isnan(k.next_rate)) return false;
+    const double change = k.members * k.next_rate - k.solved_members * k.rate;
     for (const LinkId id : k.key)
       if (links_[id].binds()) count_change(id, change, true);
   }
   for (const LinkId id : touched_links_) {
     const Link& l = links_[id];
     const double room = l.capacity * (1 - kFullMargin);
-    // A class left untouched may have this link as its narrowest: it must not have been full.
     const double used = used_of(id);
+    // A class left unchanged may have this link as its narrowest: it must not have been full.
     if (l.classes.size() > l.touched_classes && !(used < room)) return false;
-    if (l.classes.size() < 2) continue;  // a link of one touched class: its level is that class's own
+    if (l.classes.size() < 2) continue;  // a link of one changed class: its level is that class's own
     if (!(used + l.change < room)) return false;
     // A link of few flows leaves the solve if a filling finds it under half full, and what a filling finds a shared
     // link to carry depends on the order it fixes the link's classes in.
     if (l.moving.size() <= kFewFlows) return false;
   }
+  return true;
+}
+
+// Sets the changed classes' rates, and what a filling would have left: the links' use, the links of one class it would
+// find under half full (slack_), the classes whose rate rose (rose_).
+void FlowNetwork::set_changed_rates(double now) {
   for (const LinkId link : modified_) links_[link].modified = false;
   modified_.clear();
   seeds_.clear();
   for (const ClassId c : touched_) {
     const Class& k = classes_[c];
     if (!k.alive || k.key.empty()) continue;
-    if (k.local_rate > k.rate) rose_.push_back(c);
-    set_class_rate(c, k.local_rate, now);
+    if (k.next_rate > k.rate) rose_.push_back(c);
+    set_class_rate(c, k.next_rate, now);
   }
   std::sort(rose_.begin(), rose_.end());
   for (const LinkId id : touched_links_) {
     const Link& l = links_[id];
-    double& used = used_of(id);
-    used = l.classes.empty() ? 0 : used + l.change;
+    used_of(id) += l.change;  // a link whose classes all ended has left the solve: its use is read no more
     if (l.classes.size() != 1 || l.moving.size() > kFewFlows) continue;
     // As fill() finds it: a link of one class has its capacity less that class's flows at its rate left.
     const Class& only = classes_[l.classes.front()];
     const double left = l.capacity - only.members * only.rate;
     if (l.capacity - left < 0.5 * l.capacity) slack_.push_back(id);
   }
-  return true;
 }
 
 // Readies the fill arrays with the classes to solve: those coupled to the solved links changed since the last solve
@@ -671,10 +676,7 @@ bool FlowNetwork::gather_component() {
     bounds_of_ = 0;
     forget_sole_links();
   }
-  for (const LinkId link : modified_) {
-    links_[link].modified = false;
-    if (links_[link].classes.empty()) used_of(link) = 0;  // no filling visits it, so none would say so
-  }
+  for (const LinkId link : modified_) links_[link].modified = false;
   modified_.clear();
   seeds_.clear();
   if (any) read_changes();

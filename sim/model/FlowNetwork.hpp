@@ -168,9 +168,9 @@ class FlowNetwork {
     // Its rate may rise to this without overfilling any unsolved link of its flows: the least allowance its flows
     // were given on those links (share_headroom).
     double safe_rate = kNever;
-    std::uint64_t touched = 0;         // the batch in which its flows last changed (batch_)
-    std::uint32_t solved_members = 0;  // its flows at the last solve, recorded when first touched in a batch
-    double local_rate = 0;             // solve_locally()'s scratch
+    std::uint64_t changed_in = 0;      // the batch in which its flows last changed (batch_)
+    std::uint32_t solved_members = 0;  // its flows at the last solve, recorded as they first change in a batch
+    double next_rate = 0;              // local_solve_holds()'s, for set_changed_rates()
   };
   struct Link {
     double capacity = 0;
@@ -186,12 +186,12 @@ class FlowNetwork {
     std::vector<FlowId> moving;    // flows past their latency
     std::uint64_t checked = 0;     // the check that last looked at it
     double headroom_part = 0;  // unsolved: each flow's part of the capacity left, when last shared
-    // Solved and binding: its classes' flows at their rates, as of the last solve (in the fill arrays while it is among
-    // them: used_of()).
+    // Its classes' flows at their rates, as of the last solve that filled it or set its classes' rates locally (in the
+    // fill arrays while it is among them: used_of()); read only while it is solved and binds, stale otherwise.
     double used = 0;
-    // In the batch that last counted it (touched): the change of its use by the classes touched, and how many of its
-    // classes were touched (solve_locally()).
-    std::uint64_t touched = 0;
+    // In the batch that last counted it (counted_in): the change of its use by the classes whose flows changed, and how
+    // many of its classes those are (local_solve_holds()).
+    std::uint64_t counted_in = 0;
     double change = 0;
     std::uint32_t touched_classes = 0;
     bool binds() const { return unbounded > 0 || bound_sum > capacity; }
@@ -278,6 +278,8 @@ class FlowNetwork {
   FillClass* fill_class_of(ClassId c);
   double own_rate(const Class& k) const;
   bool solve_locally(double now);
+  bool local_solve_holds();
+  void set_changed_rates(double now);
   void end_batch();
   bool gather_component();
   bool can_keep_component() const;

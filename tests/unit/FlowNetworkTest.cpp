@@ -584,15 +584,20 @@ TEST(FlowNetwork, LinksOfOneClassApartFromTheHeapGiveTheBitsOfTheHeap) {
 // One pool is narrow (it fills, and the classes crossing it move each other's rates), the others wide; in odd trials
 // the flows come five times further apart through narrower pools (12 and 40 B/s against 25 and 200 to 300), so node
 // links find themselves under half full more often and leave the solve, and join it again. Some changes come two at an
-// instant, some are capacity changes (no local solve then).
+// instant, some are capacity changes (no local solve then). Trials 2, 3, 6 and 7 solve under a window (the changes of
+// several instants together); in the last four, the local network's filling keeps links of one class in its heap.
 TEST(FlowNetwork, ChangesThatMoveOnlyTheirOwnClassesGiveTheBitsOfAFilling) {
   std::mt19937_64 rng(41);
   std::uniform_real_distribution<double> unit(0, 1);
   for (int trial = 0; trial < 8; ++trial) {
     const bool sparse = trial % 2 == 1;
+    const double window = trial % 4 >= 2 ? 0.004 : 0;
     FlowNetwork local, filled;
     filled.local_solves(false);
     filled.keep_components(false);
+    local.sole_links_apart(trial < 4);
+    local.set_solve_window(window);
+    filled.set_solve_window(window);
     std::vector<double> capacity;
     for (int i = 0; i < kNodes; ++i) capacity.push_back(5 + 5 * unit(rng));
     capacity.push_back(sparse ? 12 : 25);  // the narrow pool, then the wide ones
@@ -623,8 +628,8 @@ TEST(FlowNetwork, ChangesThatMoveOnlyTheirOwnClassesGiveTheBitsOfAFilling) {
     both.run_to_end();
     EXPECT_EQ(local.solves(), filled.solves());
     EXPECT_EQ(filled.local_solves_done(), 0u);
-    // Measured: 6 to 22% of 1,134 to 1,224 solves a trial set the changed classes' rates alone.
-    EXPECT_GE(local.local_solves_done(), local.solves() / 20) << "trial " << trial;
+    // Measured: 5 to 22% of 632 to 1,224 solves a trial set the changed classes' rates alone.
+    EXPECT_GE(local.local_solves_done(), local.solves() / 25) << "trial " << trial;
   }
 }
 
