@@ -17,6 +17,11 @@ constexpr double kOverflowMargin = 1e-9;
 // a filling's sums, so a link with more room than this is full at no level of the filling.
 constexpr double kFullMargin = 1e-6;
 
+// A link of few flows that a solve finds under half full leaves the solve (solve()).
+bool leaves_solve(std::size_t flows, double capacity, double used) {
+  return flows <= FlowNetwork::kFewFlows && used < 0.5 * capacity;
+}
+
 std::uint64_t mix(std::uint64_t x) {  // splitmix64's finaliser
   x ^= x >> 30;
   x *= 0xbf58476d1ce4e5b9ULL;
@@ -500,14 +505,13 @@ void FlowNetwork::solve(double now) {
         if (f.new_rate > f.rate) rose_.push_back(comp_classes_[i]);
         set_class_rate(comp_classes_[i], f.new_rate, now);
       }
-      std::sort(rose_.begin(), rose_.end());  // checked in id order, whatever the component's order
       for (std::size_t i = 0; i < comp_links_.size(); ++i) {
         FillLinkLoad& l = fill_link_loads_[i];
         l.used = l.capacity - fill_links_[i].rem;
-        if (l.flows <= kFewFlows && l.capacity - fill_links_[i].rem < 0.5 * l.capacity)
-          slack_.push_back(comp_links_[i]);
+        if (leaves_solve(l.flows, l.capacity, l.used)) slack_.push_back(comp_links_[i]);
       }
     }
+    std::sort(rose_.begin(), rose_.end());  // checked in id order, whatever the component's order
     end_batch();
     if (!check_overflows(now)) break;
   }
@@ -538,18 +542,29 @@ void FlowNetwork::count_change(LinkId id, double change, bool touched_class) {
   if (touched_class) ++l.touched_classes;
 }
 
+// Whether a class or link (its record, its id) is among the fill arrays (comp, comp_classes_ or comp_links_): gathered
+// since they were last cleared, and its index there not taken since by another.
+template <class Record, class Id>
+bool FlowNetwork::among_fill_arrays(const Record& r, const std::vector<Id>& comp, Id id) const {
+  return r.stamp == stamp_ && r.local < comp.size() && comp[r.local] == id;
+}
+
 // The class's entry in the fill arrays, if it is among them.
 FlowNetwork::FillClass* FlowNetwork::fill_class_of(ClassId c) {
-  const Class& k = classes_[c];
-  if (k.stamp != stamp_ || k.local >= comp_classes_.size() || comp_classes_[k.local] != c) return nullptr;
-  return &fill_classes_[k.local];
+  return among_fill_arrays(classes_[c], comp_classes_, c) ? &fill_classes_[classes_[c].local] : nullptr;
 }
 
 // Where a solved link's use is kept: beside the fill arrays while it is among them, else in its record.
 double& FlowNetwork::used_of(LinkId id) {
   Link& l = links_[id];
-  const bool among = l.stamp == stamp_ && l.local < comp_links_.size() && comp_links_[l.local] == id;
-  return among ? fill_link_loads_[l.local].used : l.used;
+  return among_fill_arrays(l, comp_links_, id) ? fill_link_loads_[l.local].used : l.used;
+}
+
+// The solved links changed and the classes made since the last solve, solved now.
+void FlowNetwork::forget_changes() {
+  for (const LinkId link : modified_) links_[link].modified = false;
+  modified_.clear();
+  seeds_.clear();
 }
 
 void FlowNetwork::end_batch() {
@@ -621,24 +636,21 @@ bool FlowNetwork::local_solve_holds() {
 // Sets the changed classes' rates, and what a filling would have left: the links' use, the links of one class it would
 // find under half full (slack_), the classes whose rate rose (rose_).
 void FlowNetwork::set_changed_rates(double now) {
-  for (const LinkId link : modified_) links_[link].modified = false;
-  modified_.clear();
-  seeds_.clear();
+  forget_changes();
   for (const ClassId c : touched_) {
     const Class& k = classes_[c];
     if (!k.alive || k.key.empty()) continue;
     if (k.next_rate > k.rate) rose_.push_back(c);
     set_class_rate(c, k.next_rate, now);
   }
-  std::sort(rose_.begin(), rose_.end());
   for (const LinkId id : touched_links_) {
     const Link& l = links_[id];
     used_of(id) += l.change;  // a link whose classes all ended has left the solve: its use is read no more
-    if (l.classes.size() != 1 || l.moving.size() > kFewFlows) continue;
+    if (l.classes.size() != 1) continue;
     // As fill() finds it: a link of one class has its capacity less that class's flows at its rate left.
     const Class& only = classes_[l.classes.front()];
     const double left = l.capacity - only.members * only.rate;
-    if (l.capacity - left < 0.5 * l.capacity) slack_.push_back(id);
+    if (leaves_solve(l.moving.size(), l.capacity, l.capacity - left)) slack_.push_back(id);
   }
 }
 
@@ -676,9 +688,7 @@ bool FlowNetwork::gather_component() {
     bounds_of_ = 0;
     forget_sole_links();
   }
-  for (const LinkId link : modified_) links_[link].modified = false;
-  modified_.clear();
-  seeds_.clear();
+  forget_changes();
   if (any) read_changes();
   return any;
 }

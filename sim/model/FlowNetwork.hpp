@@ -274,12 +274,15 @@ class FlowNetwork {
   void solve(double now);
   void touch(ClassId c);
   void count_change(LinkId id, double change, bool touched_class);
+  template <class Record, class Id>
+  bool among_fill_arrays(const Record& r, const std::vector<Id>& comp, Id id) const;
   double& used_of(LinkId id);
   FillClass* fill_class_of(ClassId c);
   double own_rate(const Class& k) const;
   bool solve_locally(double now);
   bool local_solve_holds();
   void set_changed_rates(double now);
+  void forget_changes();
   void end_batch();
   bool gather_component();
   bool can_keep_component() const;
