@@ -57,6 +57,7 @@ void FlowNetwork::set_capacity(LinkId link, double capacity_Bps, double now) {
   const bool was_binding = l.binds();
   l.capacity = capacity_Bps;
   ++structure_;
+  patchable_ = false;  // the fill arrays hold the old capacity: the next solve gathers anew (changes are rare)
   only_flows_changed_ = false;  // the links' use was the old capacity's: the next solve fills (changes are rare)
   refresh(link, now);
   if (links_[link].solved && (was_binding || links_[link].binds())) {
@@ -130,6 +131,7 @@ void FlowNetwork::begin_moving(FlowId id, double now) {
     if (l.solved && l.binds() != was_binding) {
       ++structure_;
       only_flows_changed_ = false;
+      reshape(hop.link);
     }
     if (l.unsolved_binding) ++f.unsolved;
   }
@@ -157,6 +159,7 @@ void FlowNetwork::end_moving(FlowId id, double now) {
     if (l.solved && l.binds() != was_binding) {
       ++structure_;
       only_flows_changed_ = false;
+      reshape(hop.link);
     }
   }
   for (const Hop& hop : flows_[id].route) refresh(hop.link, now);
@@ -262,7 +265,10 @@ void FlowNetwork::join(FlowId id, double remaining, double now) {
     k.safe_rate = kNever;
     // With no solved link it moves at its bound; else the solve sets its rate.
     k.rate = k.key.empty() && std::isfinite(k.bound) ? k.bound : 0;
-    for (const LinkId l : k.key) links_[l].classes.push_back(c);
+    for (const LinkId l : k.key) {
+      links_[l].classes.push_back(c);
+      reshape(l);
+    }
     if (!k.key.empty()) {
       seeds_.push_back(c);
       ++structure_;
@@ -326,7 +332,15 @@ double FlowNetwork::leave(FlowId id, double now) {
     const auto at = std::find(list.begin(), list.end(), c);
     *at = list.back();
     list.pop_back();
+    reshape(l);
   }
+  if (FillClass* fill = fill_class_of(c)) {  // its place in the fill arrays stays, a hole, until they are gathered anew
+    unused_places_ += fill->links;
+    *fill = FillClass{};
+    comp_classes_[k.local] = kNoClass;
+    ++holes_;
+  }
+  k.stamp = 0;  // so that a class taking its id is not taken as laid out
   drop_end(c);
   k.alive = false;
   k.queue.clear();
@@ -506,6 +520,7 @@ void FlowNetwork::solve(double now) {
         set_class_rate(comp_classes_[i], f.new_rate, now);
       }
       for (std::size_t i = 0; i < comp_links_.size(); ++i) {
+        if (fill_links_[i].classes == 0) continue;  // left the solve or binds no more since it was laid out
         FillLinkLoad& l = fill_link_loads_[i];
         l.used = l.capacity - fill_links_[i].rem;
         if (leaves_solve(l.flows, l.capacity, l.used)) slack_.push_back(comp_links_[i]);
@@ -684,8 +699,11 @@ bool FlowNetwork::gather_component() {
     for (const ClassId c : seeds_)
       if (seed(c)) gather(c);
     kept_structure_ = structure_;
-    bound_levels_.clear();
-    bounds_of_ = 0;
+    holes_ = 0;
+    unused_places_ = 0;
+    forget_shape_changes();
+    patchable_ = keep_components_;
+    forget_bounds();
     forget_sole_links();
   }
   forget_changes();
@@ -693,9 +711,129 @@ bool FlowNetwork::gather_component() {
   return any;
 }
 
-// Whether the components the last gather left can be solved again (see kept_structure_).
-bool FlowNetwork::can_keep_component() const {
-  return keep_components_ && kept_structure_ == structure_ && seeds_.empty();
+// Whether the components the last gather left can be solved again (see kept_structure_): as they are, or patched with
+// what changed their shape since (patch()) while their holes and unused places are under half the fill arrays (past
+// that, a gather anew costs less).
+bool FlowNetwork::can_keep_component() {
+  if (!keep_components_ || kept_structure_ == kNotKept) return false;
+  if (kept_structure_ == structure_) return seeds_.empty();
+  const std::size_t places = fill_link_classes_.size() + fill_class_links_.size();
+  if (!patchable_ || 2 * holes_ > comp_classes_.size() || 2 * unused_places_ > places) return false;
+  patch();
+  return true;
+}
+
+// The link's classes, solve or binding changed since the fill arrays were laid out: patch() lays it out again.
+void FlowNetwork::reshape(LinkId id) {
+  Link& l = links_[id];
+  if (!patchable_ || l.reshaped) return;
+  l.reshaped = true;
+  reshaped_.push_back(id);
+}
+
+void FlowNetwork::forget_shape_changes() {
+  for (const LinkId id : reshaped_) links_[id].reshaped = false;
+  reshaped_.clear();
+}
+
+// Brings the kept components to the shape of the classes and links now, to the layout a gather anew of the same
+// classes would give, without gathering anew (Prague at 16,384 ranks: a few classes begin and end at a change, of some
+// 2,300). Each link reshaped is laid out again with the classes it holds now, in the order of its record (the
+// filling's); the classes made since, each on the links of its key, are laid out with it, with what they couple not laid
+// out yet, as parts of their own; a class laid out before whose links that bind changed has its list of links laid out
+// again. A class made since on no link that binds is left out: nothing couples it (keep_or_extend() gathers it where its
+// links changed in this batch). The orderings of bounds and links of one class are updated by the next filling.
+void FlowNetwork::patch() {
+  patch_classes_ = static_cast<std::uint32_t>(comp_classes_.size());
+  patch_links_ = static_cast<std::uint32_t>(comp_links_.size());
+  relink_.clear();
+  for (const LinkId id : reshaped_) patch_link(id);
+  std::sort(relink_.begin(), relink_.end());
+  relink_.erase(std::unique(relink_.begin(), relink_.end()), relink_.end());
+  for (const std::uint32_t local : relink_) relink(local);
+  forget_shape_changes();
+  patch_classes_ = patch_links_ = 0;
+  kept_structure_ = structure_;
+  if (bounds_reordered_)
+    forget_bounds();
+  else
+    bounds_patched_ = true;
+  bounds_reordered_ = false;
+  ++patched_solves_;
+}
+
+
+// Lays out again a link reshaped since the fill arrays were laid out: the classes it holds now, none where it binds no
+// more or left the solve; the classes laid out before the patch that gain or lose it as a link that binds are relinked.
+// One never laid out that now binds is laid out with what it couples, as a part of its own.
+void FlowNetwork::patch_link(LinkId id) {
+  const Link& l = links_[id];
+  const bool in = l.solved && l.binds() && !l.classes.empty();
+  if (l.stamp != stamp_) {
+    if (!in) return;
+    const std::size_t first = comp_classes_.size();
+    lay_out_link(id);
+    if (comp_classes_.size() > first) {
+      part_first_.push_back(static_cast<std::uint32_t>(first));
+      part_reached_.push_back(0);
+    }
+    lay_out_from(first);
+    return;
+  }
+  if (l.local >= patch_links_) return;  // laid out by this patch, as it is now
+  if (in)
+    for (const ClassId d : l.classes) gather(d);  // the classes made since, and what they couple
+  FillLink& f = fill_links_[l.local];
+  const bool was_in = f.classes > 0;
+  const auto relink_its_classes = [&] {
+    for (std::uint32_t j = f.first_class; j < f.first_class + f.classes; ++j)
+      if (fill_link_classes_[j] < patch_classes_) relink_.push_back(fill_link_classes_[j]);
+  };
+  if (was_in != in) relink_its_classes();  // those that lose it
+  const auto classes = static_cast<std::uint32_t>(in ? l.classes.size() : 0);
+  // One that has one class now and had not is added to the ordered links of one class (one that had and has not is
+  // dropped from them: order_sole_links()).
+  if (classes == 1 && f.classes != 1 && l.local < soles_of_) sole_added_.push_back(l.local);
+  if (classes > f.classes) {
+    unused_places_ += f.classes;
+    f.first_class = static_cast<std::uint32_t>(fill_link_classes_.size());
+    fill_link_classes_.resize(f.first_class + classes);
+  } else {
+    unused_places_ += f.classes - classes;
+  }
+  f.classes = classes;
+  for (std::uint32_t j = 0; j < classes; ++j) fill_link_classes_[f.first_class + j] = classes_[l.classes[j]].local;
+  if (was_in != in) relink_its_classes();  // those that gain it
+}
+
+// Lays out again the links that bind of a class laid out before the patch, and whether one caps its bound.
+void FlowNetwork::relink(std::uint32_t local) {
+  const ClassId c = comp_classes_[local];
+  if (c == kNoClass) return;  // it ended: a hole
+  const Class& k = classes_[c];
+  FillClass& f = fill_classes_[local];
+  std::uint32_t links = 0;
+  for (const LinkId id : k.key) links += links_[id].binds() ? 1 : 0;
+  if (links > f.links) {
+    unused_places_ += f.links;
+    f.first_link = static_cast<std::uint32_t>(fill_class_links_.size());
+    fill_class_links_.resize(f.first_link + links);
+  } else {
+    unused_places_ += f.links - links;
+  }
+  f.links = links;
+  const bool was_capped = f.capped_by_link;
+  f.capped_by_link = false;
+  std::uint32_t at = f.first_link;
+  for (const LinkId id : k.key) {
+    const Link& l = links_[id];
+    if (!l.binds()) continue;
+    fill_class_links_[at++] = l.local;
+    if (l.capacity <= k.bound) f.capped_by_link = true;
+  }
+  // Whether its bound enters the filling changed: the bounds are ordered anew (a link that caps a class binds while it
+  // carries a second flow, and with one it leaves the solve, so this is seldom if ever).
+  if (was_capped != f.capped_by_link) bounds_reordered_ = true;
 }
 
 // The kept components, with those the changes reach and the last gather did not, gathered onto them now. False if the
@@ -760,48 +898,65 @@ void FlowNetwork::gather(ClassId seed) {
   if (classes_[seed].stamp == stamp_) return;
   part_first_.push_back(static_cast<std::uint32_t>(comp_classes_.size()));
   part_reached_.push_back(0);
-  const auto add_class = [&](ClassId c) {
-    Class& k = classes_[c];
-    k.stamp = stamp_;
-    k.local = static_cast<std::uint32_t>(comp_classes_.size());
-    comp_classes_.push_back(c);
-    FillClass& f = fill_classes_.emplace_back();
-    f.penalty = k.penalty;
-    f.bound = k.bound;
-    f.rate = k.rate;
-    f.members = k.members;
-  };
-  add_class(seed);
-  for (std::size_t next = comp_classes_.size() - 1; next < comp_classes_.size(); ++next) {
+  lay_out_class(seed);
+  lay_out_from(comp_classes_.size() - 1);
+}
+
+void FlowNetwork::lay_out_class(ClassId c) {
+  Class& k = classes_[c];
+  k.stamp = stamp_;
+  k.local = static_cast<std::uint32_t>(comp_classes_.size());
+  comp_classes_.push_back(c);
+  FillClass& f = fill_classes_.emplace_back();
+  f.penalty = k.penalty;
+  f.bound = k.bound;
+  f.rate = k.rate;
+  f.members = k.members;
+}
+
+// Lays out a link that binds with its classes, adding those not laid out; one laid out before a patch under way gains
+// the link (relink()).
+void FlowNetwork::lay_out_link(LinkId id) {
+  Link& l = links_[id];
+  l.stamp = stamp_;
+  l.local = static_cast<std::uint32_t>(comp_links_.size());
+  comp_links_.push_back(id);
+  fill_link_loads_.push_back({l.capacity, l.used, 0});
+  FillLink& f = fill_links_.emplace_back();
+  f.first_class = static_cast<std::uint32_t>(fill_link_classes_.size());
+  f.classes = static_cast<std::uint32_t>(l.classes.size());
+  for (const ClassId d : l.classes) {
+    const Class& m = classes_[d];
+    if (m.stamp != stamp_)
+      lay_out_class(d);
+    else if (m.local < patch_classes_)
+      relink_.push_back(m.local);
+    fill_link_classes_.push_back(m.local);
+  }
+}
+
+// Lays out the links of the classes from comp_classes_[next] on, adding the links and classes they reach.
+void FlowNetwork::lay_out_from(std::size_t next) {
+  for (; next < comp_classes_.size(); ++next) {
     // The classes ahead in the queue: their keys, then their links, asked for early so that the misses overlap (a
     // large component's classes and links are scattered; Prague at 16,384 ranks: see the performance log).
     if (next + 4 < comp_classes_.size()) __builtin_prefetch(classes_[comp_classes_[next + 4]].key.data());
     if (next + 2 < comp_classes_.size())
       for (const LinkId link : classes_[comp_classes_[next + 2]].key) __builtin_prefetch(&links_[link]);
+    const Class& k = classes_[comp_classes_[next]];
     fill_classes_[next].first_link = static_cast<std::uint32_t>(fill_class_links_.size());
-    for (const LinkId link : classes_[comp_classes_[next]].key) {
-      Link& l = links_[link];
-      if (l.stamp != stamp_) {
-        if (!l.binds()) continue;
-        l.stamp = stamp_;
-        l.local = static_cast<std::uint32_t>(comp_links_.size());
-        comp_links_.push_back(link);
-        fill_link_loads_.push_back({l.capacity, l.used, 0});
-        FillLink& f = fill_links_.emplace_back();
-        f.first_class = static_cast<std::uint32_t>(fill_link_classes_.size());
-        f.classes = static_cast<std::uint32_t>(l.classes.size());
-        for (const ClassId d : l.classes) {
-          const Class& m = classes_[d];
-          if (m.stamp != stamp_) add_class(d);
-          fill_link_classes_.push_back(m.local);
-          if (l.capacity <= m.bound) fill_classes_[m.local].capped_by_link = true;
-        }
-      }
+    for (const LinkId link : k.key) {
+      const Link& l = links_[link];
+      if (!l.binds()) continue;
+      if (l.stamp != stamp_) lay_out_link(link);
       fill_class_links_.push_back(l.local);
-      ++fill_classes_[next].links;
+      FillClass& f = fill_classes_[next];
+      if (l.capacity <= k.bound) f.capped_by_link = true;
+      ++f.links;
     }
   }
 }
+
 
 // Progressive filling over the gathered component, a class of n flows counting n times: the lowest level at which a
 // link fills or a class reaches its bound fixes the classes concerned; the others go on rising. Fixing a class at
@@ -820,13 +975,13 @@ void FlowNetwork::fill() {
   };
   levels_.clear();
   for (std::uint32_t i = 0; i < fill_links_.size(); ++i)  // read_changes() set their capacity left and usage
-    if (fill_links_[i].classes != 1 || !sole_links_apart_)
+    if (fill_links_[i].classes > 1 || (fill_links_[i].classes == 1 && !sole_links_apart_))
       levels_.push_back({fill_links_[i].rem / fill_links_[i].usage, i, fill_links_[i].version});
   std::make_heap(levels_.begin(), levels_.end(), after);
   order_sole_links();
   std::size_t next_sole = 0;
   order_bounds();
-  std::size_t unfixed_classes = fill_classes_.size();
+  std::size_t unfixed_classes = fill_classes_.size() - holes_;  // a hole is on no link and has no bound
   const auto fix = [&](std::uint32_t c, double rate) {
     FillClass& k = fill_classes_[c];
     k.fixed = true;
@@ -898,6 +1053,13 @@ void FlowNetwork::fill() {
 // merged in (all of them after a gather anew).
 void FlowNetwork::order_bounds() {
   bound_added_.clear();
+  if (bounds_patched_) {  // drop the bounds of classes that ended (a class that took the id is laid out after them)
+    std::erase_if(bound_levels_, [this](const std::pair<double, ClassId>& b) {
+      const Class& k = classes_[b.second];
+      return !among_fill_arrays(k, comp_classes_, b.second) || k.local >= bounds_of_;
+    });
+    bounds_patched_ = false;
+  }
   for (std::size_t i = bounds_of_; i < fill_classes_.size(); ++i) {
     const FillClass& k = fill_classes_[i];
     if (std::isfinite(k.bound) && !k.capped_by_link) bound_added_.push_back({k.bound * k.penalty, comp_classes_[i]});
@@ -921,15 +1083,22 @@ void FlowNetwork::order_sole_links() {
   }
   sole_kept_.clear();
   sole_moved_.clear();
+  bool dropped = false;
   for (SoleLevel e : sole_levels_) {
+    if (fill_links_[e.link].classes != 1) {  // a patch gave it other classes, or none
+      dropped = true;
+      continue;
+    }
     const double was = e.level;
     e.level = level_now(e.link);
     (e.level == was ? sole_kept_ : sole_moved_).push_back(e);
   }
   for (std::uint32_t i = soles_of_; i < fill_links_.size(); ++i)
     if (fill_links_[i].classes == 1) sole_moved_.push_back({level_now(i), comp_links_[i], i});
+  for (const std::uint32_t i : sole_added_) sole_moved_.push_back({level_now(i), comp_links_[i], i});
+  sole_added_.clear();
   soles_of_ = static_cast<std::uint32_t>(fill_links_.size());
-  if (sole_moved_.empty()) return;  // every level as it was: the list is in order
+  if (sole_moved_.empty() && !dropped) return;  // every level as it was: the list is in order
   sole_sort_.merge_into(sole_kept_, sole_moved_, level, id);
   sole_levels_.swap(sole_kept_);
 }

@@ -36,6 +36,12 @@
 //   gathered before). For the answer not to depend on the order a component was gathered in, ties are broken by id
 //   throughout: between links' levels by link id, between bounds by class id, and links joining or leaving the solve in
 //   id order.
+// - Where classes begin and end, links join or leave the solve, or solved links start or stop binding, the kept
+//   components are patched to the new shape (patch()) instead of gathered anew: the links whose classes changed are
+//   laid out again, with the classes made since, an ended class left a hole, a list that grows laid out again at the
+//   end of its array; the layout is the one a gather of the same classes gives, the fill order being set by ids and
+//   levels alone (Prague at 16,384 ranks: a gather anew every other full solve, of some 2,300 classes for a change of a
+//   few, the link of two flows that overflowed and joined the solve, or left it; now 286 in a 3-step run).
 // - A change that moves no class's rate but those of its own classes is solved without a filling (solve_locally):
 //   where each class whose flows changed is held by a link of its own or its bound, and each link it shares with other
 //   classes has room before and after, every other class keeps the link that fixed it and the same level (a link with
@@ -119,6 +125,9 @@ class FlowNetwork {
   std::uint64_t solves() const { return solves_; }
   std::uint64_t kept_solves() const { return kept_solves_; }
   std::uint64_t extended_solves() const { return extended_solves_; }
+  // Solves that kept the components after patching into them the classes and links that began, ended or changed
+  // since (patch()); counted also as kept or extended.
+  std::uint64_t patched_solves() const { return patched_solves_; }
   // Solves that set only the changed classes' rates, without a filling (solve_locally).
   std::uint64_t local_solves_done() const { return local_solves_done_; }
   std::size_t classes() const { return class_of_key_.size(); }
@@ -183,6 +192,7 @@ class FlowNetwork {
     bool unsolved_binding = false;  // binds() && !solved, as its flows count it
     bool modified = false;          // a solved link whose classes or capacity changed since the last solve
     bool listed_for_check = false;
+    bool reshaped = false;          // in reshaped_
     std::vector<FlowId> moving;    // flows past their latency
     std::uint64_t checked = 0;     // the check that last looked at it
     double headroom_part = 0;  // unsolved: each flow's part of the capacity left, when last shared
@@ -285,16 +295,30 @@ class FlowNetwork {
   void forget_changes();
   void end_batch();
   bool gather_component();
-  bool can_keep_component() const;
+  bool can_keep_component();
   bool keep_or_extend();
+  void reshape(LinkId l);
+  void forget_shape_changes();
+  void patch();
+  void patch_link(LinkId l);
+  void relink(std::uint32_t local);
   void read_changes();
   void gather(ClassId seed);
+  void lay_out_class(ClassId c);
+  void lay_out_link(LinkId l);
+  void lay_out_from(std::size_t next);
   void fill();
   void order_bounds();
   void order_sole_links();
   void forget_sole_links() {
     sole_levels_.clear();
     soles_of_ = 0;
+    sole_added_.clear();
+  }
+  void forget_bounds() {
+    bound_levels_.clear();
+    bounds_of_ = 0;
+    bounds_patched_ = false;
   }
   bool check_overflows(double now);
   double load(const Link& l) const;
@@ -342,16 +366,31 @@ class FlowNetwork {
   std::vector<std::uint32_t> part_first_;
   std::vector<std::uint64_t> part_reached_;  // the reach (reach_stamp_) that last counted it
   std::uint64_t reach_stamp_ = 0;
+  // What changed the components' shape since they were laid out (or last patched), for patch(): the links whose classes,
+  // solve or binding changed (a class begins or ends on each link of its key; a link joins or leaves the solve as its
+  // flows change class). A class that ends leaves a hole in the fill arrays at once (leave()); a list that grows is laid
+  // out again at the end of its array, its old place left unused. Past a capacity change, or with too many holes and
+  // unused places, they are gathered anew instead.
+  std::vector<LinkId> reshaped_;
+  bool patchable_ = false;
+  std::uint32_t holes_ = 0;       // ended classes in fill_classes_
+  std::size_t unused_places_ = 0;  // in fill_link_classes_ and fill_class_links_
+  std::uint32_t patch_classes_ = 0, patch_links_ = 0;  // laid out before the patch under way (0: none)
+  std::vector<std::uint32_t> relink_;  // classes laid out before it whose links that bind changed (relink())
+  std::uint64_t patched_solves_ = 0;
   std::vector<Level> levels_;  // a min-heap, kept allocated between solves
   bool sole_links_apart_ = true;
   std::vector<SoleLevel> sole_levels_;  // in the order the heap would pop them (fill())
   std::uint32_t soles_of_ = 0;          // sole_levels_ holds the links of one class among fill_links_[0, soles_of_)
   std::vector<SoleLevel> sole_kept_, sole_moved_;  // order_sole_links()'s scratch
+  std::vector<std::uint32_t> sole_added_;  // links among fill_links_[0, soles_of_) a patch left with one class
   LevelIdSort<SoleLevel> sole_sort_;
   LevelIdSort<std::pair<double, ClassId>> bound_sort_;
   std::vector<std::pair<double, ClassId>> bound_levels_;  // the bounded classes' levels, ascending
   std::uint32_t bounds_of_ = 0;  // bound_levels_ holds the bounds of fill_classes_[0, bounds_of_) that enter a filling
   std::vector<std::pair<double, ClassId>> bound_added_;  // order_bounds()'s scratch
+  bool bounds_reordered_ = false;  // a patch changed whether a class's bound enters the filling
+  bool bounds_patched_ = false;  // a patch ended classes since bound_levels_ was ordered: their bounds are dropped
   std::vector<std::pair<double, FlowId>> ending_;
   std::uint64_t solves_ = 0;
   std::uint64_t kept_solves_ = 0;
