@@ -335,6 +335,7 @@ double FlowNetwork::leave(FlowId id, double now) {
     reshape(l);
   }
   if (FillClass* fill = fill_class_of(c)) {  // its place in the fill arrays stays, a hole, until they are gathered anew
+    if (std::isfinite(fill->bound) && !fill->capped_by_link) bounds_patched_ = true;  // its bound leaves the filling
     unused_places_ += fill->links;
     *fill = FillClass{};
     comp_classes_[k.local] = kNoClass;
@@ -680,7 +681,9 @@ bool FlowNetwork::gather_component() {
   // its bound), and in the fill arrays its end, which changes no structure, would leave them holding a dead class.
   const auto seed = [this](ClassId c) { return classes_[c].alive && !classes_[c].key.empty(); };
   for (const ClassId c : seeds_) any = any || seed(c);
-  const bool kept = any && can_keep_component() && keep_or_extend();
+  bool patched = false;
+  const bool kept = any && can_keep_component(patched) && keep_or_extend();
+  if (kept && patched) ++patched_solves_;
   if (any && !kept) {
     for (std::size_t i = 0; i < comp_links_.size(); ++i) links_[comp_links_[i]].used = fill_link_loads_[i].used;
     ++stamp_;
@@ -714,12 +717,13 @@ bool FlowNetwork::gather_component() {
 // Whether the components the last gather left can be solved again (see kept_structure_): as they are, or patched with
 // what changed their shape since (patch()) while their holes and unused places are under half the fill arrays (past
 // that, a gather anew costs less).
-bool FlowNetwork::can_keep_component() {
+bool FlowNetwork::can_keep_component(bool& patched) {
   if (!keep_components_ || kept_structure_ == kNotKept) return false;
   if (kept_structure_ == structure_) return seeds_.empty();
   const std::size_t places = fill_link_classes_.size() + fill_class_links_.size();
   if (!patchable_ || 2 * holes_ > comp_classes_.size() || 2 * unused_places_ > places) return false;
   patch();
+  patched = true;
   return true;
 }
 
@@ -754,12 +758,8 @@ void FlowNetwork::patch() {
   forget_shape_changes();
   patch_classes_ = patch_links_ = 0;
   kept_structure_ = structure_;
-  if (bounds_reordered_)
-    forget_bounds();
-  else
-    bounds_patched_ = true;
+  if (bounds_reordered_) forget_bounds();
   bounds_reordered_ = false;
-  ++patched_solves_;
 }
 
 
@@ -789,7 +789,7 @@ void FlowNetwork::patch_link(LinkId id) {
     for (std::uint32_t j = f.first_class; j < f.first_class + f.classes; ++j)
       if (fill_link_classes_[j] < patch_classes_) relink_.push_back(fill_link_classes_[j]);
   };
-  if (was_in != in) relink_its_classes();  // those that lose it
+  if (was_in && !in) relink_its_classes();  // those that lose it
   const auto classes = static_cast<std::uint32_t>(in ? l.classes.size() : 0);
   // One that has one class now and had not is added to the ordered links of one class (one that had and has not is
   // dropped from them: order_sole_links()).
@@ -803,7 +803,7 @@ void FlowNetwork::patch_link(LinkId id) {
   }
   f.classes = classes;
   for (std::uint32_t j = 0; j < classes; ++j) fill_link_classes_[f.first_class + j] = classes_[l.classes[j]].local;
-  if (was_in != in) relink_its_classes();  // those that gain it
+  if (in && !was_in) relink_its_classes();  // those that gain it
 }
 
 // Lays out again the links that bind of a class laid out before the patch, and whether one caps its bound.

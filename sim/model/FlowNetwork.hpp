@@ -126,7 +126,7 @@ class FlowNetwork {
   std::uint64_t kept_solves() const { return kept_solves_; }
   std::uint64_t extended_solves() const { return extended_solves_; }
   // Solves that kept the components after patching into them the classes and links that began, ended or changed
-  // since (patch()); counted also as kept or extended.
+  // since (patch()); counted also as kept or extended (a patch the changes' reach then sends to a gather anew is not).
   std::uint64_t patched_solves() const { return patched_solves_; }
   // Solves that set only the changed classes' rates, without a filling (solve_locally).
   std::uint64_t local_solves_done() const { return local_solves_done_; }
@@ -162,7 +162,7 @@ class FlowNetwork {
     bool operator>(const Member& o) const { return target > o.target || (target == o.target && flow > o.flow); }
   };
   struct Class {
-    std::uint64_t stamp = 0;   // stamp_ when it was last gathered
+    std::uint64_t stamp = 0;   // stamp_ when it was last gathered or patched in; 0 once it ends
     std::uint32_t local = 0;   // its index in the fill arrays then (fill_classes_)
     std::uint32_t members = 0;
     double penalty = 1, bound = kNever;
@@ -295,7 +295,7 @@ class FlowNetwork {
   void forget_changes();
   void end_batch();
   bool gather_component();
-  bool can_keep_component();
+  bool can_keep_component(bool& patched);
   bool keep_or_extend();
   void reshape(LinkId l);
   void forget_shape_changes();
@@ -357,8 +357,11 @@ class FlowNetwork {
   std::vector<std::uint32_t> fill_class_links_;
   // The components the last gather left in the fill arrays stay valid for later solves while structure_ is unchanged:
   // it changes when a class with solved links begins or ends, a link joins or leaves the solve, a solved link starts
-  // or stops being able to bind, or a capacity changes. Each is whole (every class coupled to one of it is in it) and
-  // its classes are contiguous: part_first_ holds where each begins in fill_classes_.
+  // or stops being able to bind, or a capacity changes (patch() then brings them to the new shape). Together they are
+  // whole (every class coupled to one of them is among them), and each gather adds its classes contiguously, as a part:
+  // part_first_ holds where each begins in fill_classes_. A part is one component as gathered; a patch may couple it to
+  // others or split it, so keep_or_extend()'s count of the classes a change reaches is then approximate (which only
+  // decides whether to gather anew).
   static constexpr std::uint64_t kNotKept = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t structure_ = 0;
   std::uint64_t kept_structure_ = kNotKept;
@@ -390,7 +393,7 @@ class FlowNetwork {
   std::uint32_t bounds_of_ = 0;  // bound_levels_ holds the bounds of fill_classes_[0, bounds_of_) that enter a filling
   std::vector<std::pair<double, ClassId>> bound_added_;  // order_bounds()'s scratch
   bool bounds_reordered_ = false;  // a patch changed whether a class's bound enters the filling
-  bool bounds_patched_ = false;  // a patch ended classes since bound_levels_ was ordered: their bounds are dropped
+  bool bounds_patched_ = false;  // a class with a bound in the filling ended since bound_levels_ was ordered
   std::vector<std::pair<double, FlowId>> ending_;
   std::uint64_t solves_ = 0;
   std::uint64_t kept_solves_ = 0;

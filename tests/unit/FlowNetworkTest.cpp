@@ -515,12 +515,14 @@ TEST(FlowNetwork, ComponentsKeptTogetherGiveTheBitsOfGatheringAnewWhatChanged) {
 
 // Where classes begin and end, links join and leave the solve and solved links start and stop binding, the kept
 // components are patched (FlowNetwork::patch), not gathered anew: every rate, end and event time must be those of
-// gathering anew at every solve. Most flows go from node to node (5 to 10 B/s) through a pool, bounded at their
-// narrowest link, so a node link joins the solve once its two flows overflow it and leaves it as one ends, its flows
-// changing class each time; a node link of one class gains and loses a second. A third of the flows cross the first
-// pool (20 B/s) bounded at 1.5 B/s: with more than eight in flight it is solved, and it binds only past thirteen, so it
-// starts and stops binding under the classes that cross it. Half the trials solve under a window; in the last two the
-// filling keeps links of one class in its heap; a few changes are capacity changes (a gather anew then).
+// gathering anew at every solve. Node links are narrow (2 to 4 B/s) and the flows crossing them bounded at their
+// narrowest link, so a node link joins the solve once two flows overflow it and leaves it as one ends, its flows
+// changing class each time. Six flows in ten go from a node to the node's pool with the node's penalty, a class of the
+// node link's own, which gains a second class and loses it; a quarter cross the first pool (15.5 B/s) alone, bounded at
+// 1.5 B/s, so that it joins the solve once it binds past ten flows and, with nine or ten, stays solved without binding:
+// it starts and stops binding under the classes that cross it; the rest go between two nodes. Half the trials solve
+// under a window; in the last two the filling keeps links of one class in its heap; a few changes are capacity changes
+// (a gather anew then).
 TEST(FlowNetwork, PatchingTheKeptComponentsGivesTheBitsOfGatheringAnew) {
   std::mt19937_64 rng(53);
   std::uniform_real_distribution<double> unit(0, 1);
