@@ -283,7 +283,7 @@ void FlowNetwork::join(FlowId id, double remaining, double now) {
   ++f.version;
   f.target = k.progress + remaining;
   ++k.members;
-  if (FillClass* fill = fill_class_of(c)) fill->members = k.members;
+  if (FillClass* fill = fill_class_of(c)) set_fill_members(*fill, k.members);
   k.queue.push_back({f.target, id, f.version});
   std::push_heap(k.queue.begin(), k.queue.end(), std::greater<>{});
   for (const LinkId l : k.key) mark_modified(l);
@@ -311,7 +311,7 @@ double FlowNetwork::leave(FlowId id, double now) {
   f.cls = kNoClass;
   ++f.version;
   --k.members;
-  if (FillClass* fill = fill_class_of(c)) fill->members = k.members;
+  if (FillClass* fill = fill_class_of(c)) set_fill_members(*fill, k.members);
   for (const LinkId l : k.key) mark_modified(l);
   if (!k.key.empty()) wants_solve(now);
   if (k.members > 0) {
@@ -570,6 +570,12 @@ FlowNetwork::FillClass* FlowNetwork::fill_class_of(ClassId c) {
   return among_fill_arrays(classes_[c], comp_classes_, c) ? &fill_classes_[classes_[c].local] : nullptr;
 }
 
+// A class's flows among the fill arrays: its links' weights are summed again.
+void FlowNetwork::set_fill_members(FillClass& f, std::uint32_t members) {
+  f.members = members;
+  for (std::uint32_t i = f.first_link; i < f.first_link + f.links; ++i) fill_link_loads_[fill_class_links_[i]].reread = true;
+}
+
 // Where a solved link's use is kept: beside the fill arrays while it is among them, else in its record.
 double& FlowNetwork::used_of(LinkId id) {
   Link& l = links_[id];
@@ -803,6 +809,7 @@ void FlowNetwork::patch_link(LinkId id) {
   }
   f.classes = classes;
   for (std::uint32_t j = 0; j < classes; ++j) fill_link_classes_[f.first_class + j] = classes_[l.classes[j]].local;
+  fill_link_loads_[l.local].reread = true;
   if (in && !was_in) relink_its_classes();  // those that gain it
 }
 
@@ -865,7 +872,8 @@ bool FlowNetwork::keep_or_extend() {
 }
 
 // What changes between solves, read into the component's fill arrays: each class's flows and their weight, each
-// link's capacity left, its classes' usage (summed in the link's order of classes) and count.
+// link's capacity left, its classes' usage (summed in the link's order of classes, again only where a class of the link
+// changed its flows or its list changed: the same sum) and count.
 void FlowNetwork::read_changes() {
   for (std::size_t i = 0; i < fill_classes_.size(); ++i) {
     FillClass& f = fill_classes_[i];
@@ -877,14 +885,18 @@ void FlowNetwork::read_changes() {
     FillLink& f = fill_links_[i];
     FillLinkLoad& load = fill_link_loads_[i];
     f.rem = load.capacity;
-    f.usage = 0;
-    load.flows = 0;
-    for (std::uint32_t j = f.first_class; j < f.first_class + f.classes; ++j) {
-      const FillClass& k = fill_classes_[fill_link_classes_[j]];
-      f.usage += k.weight;
-      load.flows += k.members;
-    }
     f.unfixed = f.classes;
+    if (load.reread) {
+      load.reread = false;
+      load.weights = 0;
+      load.flows = 0;
+      for (std::uint32_t j = f.first_class; j < f.first_class + f.classes; ++j) {
+        const FillClass& k = fill_classes_[fill_link_classes_[j]];
+        load.weights += k.weight;
+        load.flows += k.members;
+      }
+    }
+    f.usage = load.weights;
   }
 }
 

@@ -242,6 +242,11 @@ class FlowNetwork {
     double capacity = 0;
     double used = 0;           // Link::used while the link is among the fill arrays (used_of())
     std::uint32_t flows = 0;   // its classes' flows
+    // Its classes' weights, summed in the order of its list as read_changes() last summed them, and whether to sum them
+    // again: a class of its list changed its flows, or the list changed, since (Prague at 16,384 ranks: a few links of a
+    // solve's 2,250).
+    double weights = 0;
+    bool reread = true;
   };
   struct FillClass {
     double penalty = 1, bound = kNever;
@@ -287,6 +292,7 @@ class FlowNetwork {
   template <class Record, class Id>
   bool among_fill_arrays(const Record& r, const std::vector<Id>& comp, Id id) const;
   double& used_of(LinkId id);
+  void set_fill_members(FillClass& f, std::uint32_t members);
   FillClass* fill_class_of(ClassId c);
   double own_rate(const Class& k) const;
   bool solve_locally(double now);
