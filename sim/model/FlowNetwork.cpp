@@ -768,7 +768,6 @@ void FlowNetwork::patch() {
   bounds_reordered_ = false;
 }
 
-
 // Lays out again a link reshaped since the fill arrays were laid out: the classes it holds now, none where it binds no
 // more or left the solve; the classes laid out before the patch that gain or lose it as a link that binds are relinked.
 // One never laid out that now binds is laid out with what it couples, as a part of its own.
@@ -779,10 +778,7 @@ void FlowNetwork::patch_link(LinkId id) {
     if (!in) return;
     const std::size_t first = comp_classes_.size();
     lay_out_link(id);
-    if (comp_classes_.size() > first) {
-      part_first_.push_back(static_cast<std::uint32_t>(first));
-      part_reached_.push_back(0);
-    }
+    if (comp_classes_.size() > first) add_part(first);
     lay_out_from(first);
     return;
   }
@@ -800,17 +796,24 @@ void FlowNetwork::patch_link(LinkId id) {
   // One that has one class now and had not is added to the ordered links of one class (one that had and has not is
   // dropped from them: order_sole_links()).
   if (classes == 1 && f.classes != 1 && l.local < soles_of_) sole_added_.push_back(l.local);
-  if (classes > f.classes) {
-    unused_places_ += f.classes;
-    f.first_class = static_cast<std::uint32_t>(fill_link_classes_.size());
-    fill_link_classes_.resize(f.first_class + classes);
-  } else {
-    unused_places_ += f.classes - classes;
-  }
+  make_room(fill_link_classes_, f.first_class, f.classes, classes);
   f.classes = classes;
   for (std::uint32_t j = 0; j < classes; ++j) fill_link_classes_[f.first_class + j] = classes_[l.classes[j]].local;
   fill_link_loads_[l.local].reread = true;
   if (in && !was_in) relink_its_classes();  // those that gain it
+}
+
+// Makes room in `places` (fill_link_classes_ or fill_class_links_) for a list of `size` where one of `had` begins at
+// `first`: in its place if it fits, else at the end, its old place left unused.
+void FlowNetwork::make_room(std::vector<std::uint32_t>& places, std::uint32_t& first, std::uint32_t had,
+                            std::uint32_t size) {
+  if (size <= had) {
+    unused_places_ += had - size;
+    return;
+  }
+  unused_places_ += had;
+  first = static_cast<std::uint32_t>(places.size());
+  places.resize(first + size);
 }
 
 // Lays out again the links that bind of a class laid out before the patch, and whether one caps its bound.
@@ -821,13 +824,7 @@ void FlowNetwork::relink(std::uint32_t local) {
   FillClass& f = fill_classes_[local];
   std::uint32_t links = 0;
   for (const LinkId id : k.key) links += links_[id].binds() ? 1 : 0;
-  if (links > f.links) {
-    unused_places_ += f.links;
-    f.first_link = static_cast<std::uint32_t>(fill_class_links_.size());
-    fill_class_links_.resize(f.first_link + links);
-  } else {
-    unused_places_ += f.links - links;
-  }
+  make_room(fill_class_links_, f.first_link, f.links, links);
   f.links = links;
   const bool was_capped = f.capped_by_link;
   f.capped_by_link = false;
@@ -908,10 +905,15 @@ void FlowNetwork::read_changes() {
 // flow's bound is its narrowest link's capacity: this is every class whose node link is solved).
 void FlowNetwork::gather(ClassId seed) {
   if (classes_[seed].stamp == stamp_) return;
-  part_first_.push_back(static_cast<std::uint32_t>(comp_classes_.size()));
-  part_reached_.push_back(0);
+  add_part(comp_classes_.size());
   lay_out_class(seed);
   lay_out_from(comp_classes_.size() - 1);
+}
+
+// The classes laid out from fill_classes_[first] on are a part of their own (part_first_).
+void FlowNetwork::add_part(std::size_t first) {
+  part_first_.push_back(static_cast<std::uint32_t>(first));
+  part_reached_.push_back(0);
 }
 
 void FlowNetwork::lay_out_class(ClassId c) {

@@ -308,6 +308,8 @@ class FlowNetwork {
   void patch();
   void patch_link(LinkId l);
   void relink(std::uint32_t local);
+  void make_room(std::vector<std::uint32_t>& places, std::uint32_t& first, std::uint32_t had, std::uint32_t size);
+  void add_part(std::size_t first);
   void read_changes();
   void gather(ClassId seed);
   void lay_out_class(ClassId c);
