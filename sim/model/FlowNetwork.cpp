@@ -252,6 +252,7 @@ void FlowNetwork::join(FlowId id, double remaining, double now) {
   auto [it, added] = class_of_key_.try_emplace(key_scratch_, kNoClass);
   if (added) {
     const ClassId c = take_free_slot(classes_, free_classes_, "FlowNetwork: classes");
+    if (end_slots_.size() < classes_.size()) end_slots_.resize(classes_.size(), kNotQueued);
     it->second = c;
     Class& k = classes_[c];
     k.key.assign(key_scratch_.begin(), key_scratch_.end() - 2);
@@ -375,26 +376,24 @@ void FlowNetwork::schedule(ClassId c) {
     return;
   }
   k.next_end = k.last + (k.queue.front().target - k.progress) / k.rate;
-  if (k.end_slot == kNotQueued) {
-    k.end_slot = static_cast<std::uint32_t>(ends_.size());
-    ends_.push_back(c);
+  std::uint32_t& slot = end_slots_[c];
+  if (slot == kNotQueued) {
+    slot = static_cast<std::uint32_t>(ends_.size());
+    ends_.push_back({k.next_end, c});
+  } else {
+    ends_[slot].time = k.next_end;
   }
-  place_end(k.end_slot);
-}
-
-bool FlowNetwork::ends_before(ClassId a, ClassId b) const {
-  const double ta = classes_[a].next_end, tb = classes_[b].next_end;
-  return ta < tb || (ta == tb && a < b);
+  place_end(slot);
 }
 
 // Moves the entry at `slot` up or down to its place in ends_.
 void FlowNetwork::place_end(std::uint32_t slot) {
-  const auto put = [&](std::uint32_t at, ClassId c) {
-    ends_[at] = c;
-    classes_[c].end_slot = at;
+  const auto put = [&](std::uint32_t at, const End& e) {
+    ends_[at] = e;
+    end_slots_[e.cls] = at;
   };
-  const ClassId c = ends_[slot];
-  while (slot > 0 && ends_before(c, ends_[(slot - 1) / 2])) {
+  const End e = ends_[slot];
+  while (slot > 0 && e < ends_[(slot - 1) / 2]) {
     put(slot, ends_[(slot - 1) / 2]);
     slot = (slot - 1) / 2;
   }
@@ -402,24 +401,23 @@ void FlowNetwork::place_end(std::uint32_t slot) {
   for (;;) {
     std::uint32_t child = 2 * slot + 1;
     if (child >= size) break;
-    if (child + 1 < size && ends_before(ends_[child + 1], ends_[child])) ++child;
-    if (!ends_before(ends_[child], c)) break;
+    if (child + 1 < size && ends_[child + 1] < ends_[child]) ++child;
+    if (!(ends_[child] < e)) break;
     put(slot, ends_[child]);
     slot = child;
   }
-  put(slot, c);
+  put(slot, e);
 }
 
 void FlowNetwork::drop_end(ClassId c) {
-  const std::uint32_t slot = classes_[c].end_slot;
+  const std::uint32_t slot = end_slots_[c];
   if (slot == kNotQueued) return;
-  classes_[c].end_slot = kNotQueued;
-  const ClassId last = ends_.back();
+  end_slots_[c] = kNotQueued;
+  const End last = ends_.back();
   ends_.pop_back();
-  if (last == c) return;
+  if (last.cls == c) return;
   ends_[slot] = last;
-  classes_[last].end_slot = slot;
-  place_end(slot);
+  place_end(slot);  // which records its place
 }
 
 void FlowNetwork::set_class_rate(ClassId c, double rate, double now) {
@@ -448,7 +446,7 @@ double FlowNetwork::next_event() {
   double t = pending_ ? pending_time_ + solve_window_ : kNever;
   if (!latency_ends_.empty()) t = std::min(t, latency_ends_.top().time);
   if (!solo_ends_.empty()) t = std::min(t, solo_ends_.top().time);
-  if (!ends_.empty()) t = std::min(t, classes_[ends_.front()].next_end);
+  if (!ends_.empty()) t = std::min(t, ends_.front().time);
   return t;
 }
 
@@ -465,8 +463,8 @@ void FlowNetwork::advance(double now, std::vector<FlowId>& ended) {
     solo_ends_.pop();
     if (e.version == flows_[e.id].version && flows_[e.id].phase == Phase::Moving) ending_.push_back({e.time, e.id});
   }
-  while (!ends_.empty() && classes_[ends_.front()].next_end <= due) {
-    const ClassId c = ends_.front();
+  while (!ends_.empty() && ends_.front().time <= due) {
+    const ClassId c = ends_.front().cls;
     Class& k = classes_[c];
     const double first_end = k.next_end;
     sync(k, now);
@@ -515,10 +513,13 @@ void FlowNetwork::solve(double now) {
     } else if (gather_component()) {
       fill();
       for (std::size_t i = 0; i < comp_classes_.size(); ++i) {
-        const FillClass& f = fill_classes_[i];
-        if (f.new_rate == f.rate) continue;
-        if (f.new_rate > f.rate) rose_.push_back(comp_classes_[i]);
-        set_class_rate(comp_classes_[i], f.new_rate, now);
+        FillClass& f = fill_classes_[i];
+        const double rate = f.new_rate;
+        f.new_rate = 0;  // ready for the next filling
+        f.fixed = false;
+        if (rate == f.rate) continue;
+        if (rate > f.rate) rose_.push_back(comp_classes_[i]);
+        set_class_rate(comp_classes_[i], rate, now);
       }
       for (std::size_t i = 0; i < comp_links_.size(); ++i) {
         if (fill_links_[i].classes == 0) continue;  // left the solve or binds no more since it was laid out
@@ -570,9 +571,10 @@ FlowNetwork::FillClass* FlowNetwork::fill_class_of(ClassId c) {
   return among_fill_arrays(classes_[c], comp_classes_, c) ? &fill_classes_[classes_[c].local] : nullptr;
 }
 
-// A class's flows among the fill arrays: its links' weights are summed again.
+// A class's flows among the fill arrays: its weight changes, and its links' weights are summed again.
 void FlowNetwork::set_fill_members(FillClass& f, std::uint32_t members) {
   f.members = members;
+  f.weight = f.members / f.penalty;
   for (std::uint32_t i = f.first_link; i < f.first_link + f.links; ++i) fill_link_loads_[fill_class_links_[i]].reread = true;
 }
 
@@ -868,16 +870,11 @@ bool FlowNetwork::keep_or_extend() {
   return true;
 }
 
-// What changes between solves, read into the component's fill arrays: each class's flows and their weight, each
-// link's capacity left, its classes' usage (summed in the link's order of classes, again only where a class of the link
-// changed its flows or its list changed: the same sum) and count.
+// What changes between solves, read into the component's fill arrays: each link's capacity left, its classes' usage
+// (summed in the link's order of classes, again only where a class of the link changed its flows or its list changed:
+// the same sum) and count. Each class's flows and weight are kept as they change (set_fill_members), and solve() readies
+// its state for the next filling as it reads the last one's rate.
 void FlowNetwork::read_changes() {
-  for (std::size_t i = 0; i < fill_classes_.size(); ++i) {
-    FillClass& f = fill_classes_[i];
-    f.weight = f.members / f.penalty;
-    f.new_rate = 0;
-    f.fixed = false;
-  }
   for (std::size_t i = 0; i < fill_links_.size(); ++i) {
     FillLink& f = fill_links_[i];
     FillLinkLoad& load = fill_link_loads_[i];
@@ -926,6 +923,7 @@ void FlowNetwork::lay_out_class(ClassId c) {
   f.bound = k.bound;
   f.rate = k.rate;
   f.members = k.members;
+  f.weight = f.members / f.penalty;
 }
 
 // Lays out a link that binds with its classes, adding those not laid out; one laid out before a patch under way gains
@@ -1031,8 +1029,8 @@ void FlowNetwork::fill() {
     // A bound at the lowest link's level goes first: either order gives the class the same rate.
     if (next_bound < bound_levels_.size() &&
         (!any_link ||
-         bound_levels_[next_bound].first <= (sole_first ? sole_levels_[next_sole].level : levels_.front().level))) {
-      const std::uint32_t c = classes_[bound_levels_[next_bound++].second].local;
+         bound_levels_[next_bound].level <= (sole_first ? sole_levels_[next_sole].level : levels_.front().level))) {
+      const std::uint32_t c = bound_levels_[next_bound++].local;
       if (!fill_classes_[c].fixed) fix(c, fill_classes_[c].bound);
       continue;
     }
@@ -1067,20 +1065,17 @@ void FlowNetwork::fill() {
 // merged in (all of them after a gather anew).
 void FlowNetwork::order_bounds() {
   bound_added_.clear();
-  if (bounds_patched_) {  // drop the bounds of classes that ended (a class that took the id is laid out after them)
-    std::erase_if(bound_levels_, [this](const std::pair<double, ClassId>& b) {
-      const Class& k = classes_[b.second];
-      return !among_fill_arrays(k, comp_classes_, b.second) || k.local >= bounds_of_;
-    });
+  if (bounds_patched_) {  // drop the bounds of classes that ended: holes (a class that took the id is laid out after)
+    std::erase_if(bound_levels_, [this](const BoundLevel& b) { return comp_classes_[b.local] != b.id; });
     bounds_patched_ = false;
   }
-  for (std::size_t i = bounds_of_; i < fill_classes_.size(); ++i) {
+  for (std::uint32_t i = bounds_of_; i < fill_classes_.size(); ++i) {
     const FillClass& k = fill_classes_[i];
-    if (std::isfinite(k.bound) && !k.capped_by_link) bound_added_.push_back({k.bound * k.penalty, comp_classes_[i]});
+    if (std::isfinite(k.bound) && !k.capped_by_link) bound_added_.push_back({k.bound * k.penalty, comp_classes_[i], i});
   }
   bounds_of_ = static_cast<std::uint32_t>(fill_classes_.size());
-  bound_sort_.merge_into(bound_levels_, bound_added_, [](const auto& b) { return b.first; },
-                         [](const auto& b) { return b.second; });
+  bound_sort_.merge_into(bound_levels_, bound_added_, [](const BoundLevel& b) { return b.level; },
+                         [](const BoundLevel& b) { return b.id; });
 }
 
 // Readies sole_levels_ for the filling: the components' links of one class in the order the heap would pop them, by

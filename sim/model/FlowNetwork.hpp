@@ -173,7 +173,6 @@ class FlowNetwork {
     double last = 0;
     std::vector<Member> queue;   // min-heap of its flows' targets (and stale entries)
     double next_end = kNever;    // when its nearest target is reached at its rate
-    std::uint32_t end_slot = kNotQueued;  // its place in ends_
     // Its rate may rise to this without overfilling any unsolved link of its flows: the least allowance its flows
     // were given on those links (share_headroom).
     double safe_rate = kNever;
@@ -225,6 +224,13 @@ class FlowNetwork {
     std::uint32_t link;
     bool operator<(const SoleLevel& o) const { return level < o.level || (level == o.level && id < o.id); }
   };
+  // A class's bound in the filling: its level (bound x penalty), the class's id and its index in the fill arrays, so
+  // that the filling reads no class's record (Prague at 16,384 ranks: 1,600 bounds a filling).
+  struct BoundLevel {
+    double level;
+    ClassId id;
+    std::uint32_t local;
+  };
   // What the filling reads and writes of the component's links and classes, copied side by side when gathered, with
   // each one's links or classes as local indices in one array: the filling then walks contiguous memory instead of
   // the links' and classes' own records and lists (Prague at 16,384 ranks: 2,300 classes and 2,250 links a solve).
@@ -250,7 +256,7 @@ class FlowNetwork {
   };
   struct FillClass {
     double penalty = 1, bound = kNever;
-    double weight = 0;  // members / penalty: its flows' part of each link's usage, divided once a solve
+    double weight = 0;  // members / penalty: its flows' part of each link's usage, divided as its flows change
     double new_rate = 0;
     // The class's rate and flows, kept equal to its record's while it is among the fill arrays (fill_class_of()), so
     // that a solve reads only the records of the classes whose rate changes.
@@ -281,7 +287,6 @@ class FlowNetwork {
   void sync(Class& c, double now);
   void drop_left_flows(Class& k);
   void schedule(ClassId c);
-  bool ends_before(ClassId a, ClassId b) const;
   void place_end(std::uint32_t slot);
   void drop_end(ClassId c);
   double share_headroom(LinkId l);
@@ -342,7 +347,15 @@ class FlowNetwork {
   std::size_t in_flight_ = 0;
   EventHeap latency_ends_;
   EventHeap solo_ends_;   // flows on no link
-  std::vector<ClassId> ends_;  // classes with an end ahead, a min-heap on next_end kept in place (one entry each)
+  // A class's next end in ends_: the sift compares these alone and writes each class's place in end_slots_, reading no
+  // class's record (Prague at 16,384 ranks: a class's record is 152 bytes, hundreds of ends rescheduled a solve).
+  struct End {
+    double time;  // its next_end
+    ClassId cls;
+    bool operator<(const End& o) const { return time < o.time || (time == o.time && cls < o.cls); }
+  };
+  std::vector<End> ends_;  // classes with an end ahead, a min-heap on next_end kept in place (one entry each)
+  std::vector<std::uint32_t> end_slots_;  // by class: its place in ends_, or kNotQueued
   std::vector<LinkId> modified_;
   std::vector<ClassId> seeds_;        // classes whose rate must be solved though no solved link of theirs changed
   std::vector<LinkId> to_check_;      // unsolved links that can bind whose flows or capacity changed
@@ -396,10 +409,10 @@ class FlowNetwork {
   std::vector<SoleLevel> sole_kept_, sole_moved_;  // order_sole_links()'s scratch
   std::vector<std::uint32_t> sole_added_;  // links among fill_links_[0, soles_of_) a patch left with one class
   LevelIdSort<SoleLevel> sole_sort_;
-  LevelIdSort<std::pair<double, ClassId>> bound_sort_;
-  std::vector<std::pair<double, ClassId>> bound_levels_;  // the bounded classes' levels, ascending
+  LevelIdSort<BoundLevel> bound_sort_;
+  std::vector<BoundLevel> bound_levels_;  // the bounded classes' levels, ascending
   std::uint32_t bounds_of_ = 0;  // bound_levels_ holds the bounds of fill_classes_[0, bounds_of_) that enter a filling
-  std::vector<std::pair<double, ClassId>> bound_added_;  // order_bounds()'s scratch
+  std::vector<BoundLevel> bound_added_;  // order_bounds()'s scratch
   bool bounds_reordered_ = false;  // a patch changed whether a class's bound enters the filling
   bool bounds_patched_ = false;  // a class with a bound in the filling ended since bound_levels_ was ordered
   std::vector<std::pair<double, FlowId>> ending_;
