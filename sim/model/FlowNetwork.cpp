@@ -896,10 +896,11 @@ void FlowNetwork::read_changes() {
 
 // Adds to the components being solved, as a part of its own (part_first_), every class coupled to `seed` through solved
 // links that can bind, unless `seed` is among them already, and lays them out for the filling (fill_links_,
-// fill_classes_; read_changes() then fills in what changes between solves): each class's penalty, bound, links and
-// capped_by_link, each link's classes. A class that crosses a link of the component no wider than its bound never
-// reaches the bound before that link fills (its flows share the link), so its bound needs no entry in the filling (a
-// flow's bound is its narrowest link's capacity: this is every class whose node link is solved).
+// fill_classes_; read_changes() then fills in the links' part of what changes between solves): each class's penalty,
+// bound, flows, weight, links and capped_by_link, each link's classes. A class that crosses a link of the component no
+// wider than its bound never reaches the bound before that link fills (its flows share the link), so its bound needs no
+// entry in the filling (a flow's bound is its narrowest link's capacity: this is every class whose node link is
+// solved).
 void FlowNetwork::gather(ClassId seed) {
   if (classes_[seed].stamp == stamp_) return;
   add_part(comp_classes_.size());
