@@ -375,13 +375,13 @@ void FlowNetwork::schedule(ClassId c) {
     drop_end(c);
     return;
   }
-  k.next_end = k.last + (k.queue.front().target - k.progress) / k.rate;
+  const double next_end = k.last + (k.queue.front().target - k.progress) / k.rate;
   std::uint32_t& slot = end_slots_[c];
   if (slot == kNotQueued) {
     slot = static_cast<std::uint32_t>(ends_.size());
-    ends_.push_back({k.next_end, c});
+    ends_.push_back({next_end, c});
   } else {
-    ends_[slot].time = k.next_end;
+    ends_[slot].time = next_end;
   }
   place_end(slot);
 }
@@ -464,9 +464,8 @@ void FlowNetwork::advance(double now, std::vector<FlowId>& ended) {
     if (e.version == flows_[e.id].version && flows_[e.id].phase == Phase::Moving) ending_.push_back({e.time, e.id});
   }
   while (!ends_.empty() && ends_.front().time <= due) {
-    const ClassId c = ends_.front().cls;
+    const auto [first_end, c] = ends_.front();
     Class& k = classes_[c];
-    const double first_end = k.next_end;
     sync(k, now);
     // Its nearest target is due: that flow ends now, with those within the time precision.
     const double reach = k.progress + k.rate * kTimePrecision;
@@ -575,7 +574,8 @@ FlowNetwork::FillClass* FlowNetwork::fill_class_of(ClassId c) {
 void FlowNetwork::set_fill_members(FillClass& f, std::uint32_t members) {
   f.members = members;
   f.weight = f.members / f.penalty;
-  for (std::uint32_t i = f.first_link; i < f.first_link + f.links; ++i) fill_link_loads_[fill_class_links_[i]].reread = true;
+  for (std::uint32_t i = f.first_link; i < f.first_link + f.links; ++i)
+    fill_link_loads_[fill_class_links_[i]].reread = true;
 }
 
 // Where a solved link's use is kept: beside the fill arrays while it is among them, else in its record.
@@ -748,13 +748,13 @@ void FlowNetwork::forget_shape_changes() {
   reshaped_.clear();
 }
 
-// Brings the kept components to the shape of the classes and links now, to the layout a gather anew of the same
-// classes would give, without gathering anew (Prague at 16,384 ranks: a few classes begin and end at a change, of some
-// 2,300). Each link reshaped is laid out again with the classes it holds now, in the order of its record (the
-// filling's); the classes made since, each on the links of its key, are laid out with it, with what they couple not laid
-// out yet, as parts of their own; a class laid out before whose links that bind changed has its list of links laid out
-// again. A class made since on no link that binds is left out: nothing couples it (keep_or_extend() gathers it where its
-// links changed in this batch). The orderings of bounds and links of one class are updated by the next filling.
+// Brings the kept components to the shape of the classes and links now, to the layout a gather anew of the same classes
+// would give, without gathering anew (Prague at 16,384 ranks: a few classes begin and end at a change, of some 2,300).
+// Each link reshaped is laid out again with the classes it holds now, in the order of its record (the filling's); the
+// classes made since, each on the links of its key, are laid out with it, with what they couple not laid out yet, as
+// parts of their own; a class laid out before whose links that bind changed has its list of links laid out again. A
+// class made since on no link that binds is left out: nothing couples it (keep_or_extend() gathers it where its links
+// changed in this batch). The orderings of bounds and links of one class are updated by the next filling.
 void FlowNetwork::patch() {
   patch_classes_ = static_cast<std::uint32_t>(comp_classes_.size());
   patch_links_ = static_cast<std::uint32_t>(comp_links_.size());
@@ -872,8 +872,8 @@ bool FlowNetwork::keep_or_extend() {
 
 // What changes between solves, read into the component's fill arrays: each link's capacity left, its classes' usage
 // (summed in the link's order of classes, again only where a class of the link changed its flows or its list changed:
-// the same sum) and count. Each class's flows and weight are kept as they change (set_fill_members), and solve() readies
-// its state for the next filling as it reads the last one's rate.
+// the same sum) and count. Each class's flows and weight are kept as they change (set_fill_members), and solve()
+// readies its state for the next filling as it reads the last one's rate.
 void FlowNetwork::read_changes() {
   for (std::size_t i = 0; i < fill_links_.size(); ++i) {
     FillLink& f = fill_links_[i];
@@ -923,8 +923,7 @@ void FlowNetwork::lay_out_class(ClassId c) {
   f.penalty = k.penalty;
   f.bound = k.bound;
   f.rate = k.rate;
-  f.members = k.members;
-  f.weight = f.members / f.penalty;
+  set_fill_members(f, k.members);  // on no link yet: its weight alone
 }
 
 // Lays out a link that binds with its classes, adding those not laid out; one laid out before a patch under way gains

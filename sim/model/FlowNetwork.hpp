@@ -172,7 +172,6 @@ class FlowNetwork {
     double progress = 0;  // bytes each flow has moved at `rate` since the class began, as of `last`
     double last = 0;
     std::vector<Member> queue;   // min-heap of its flows' targets (and stale entries)
-    double next_end = kNever;    // when its nearest target is reached at its rate
     // Its rate may rise to this without overfilling any unsolved link of its flows: the least allowance its flows
     // were given on those links (share_headroom).
     double safe_rate = kNever;
@@ -249,8 +248,8 @@ class FlowNetwork {
     double used = 0;           // Link::used while the link is among the fill arrays (used_of())
     std::uint32_t flows = 0;   // its classes' flows
     // Its classes' weights, summed in the order of its list as read_changes() last summed them, and whether to sum them
-    // again: a class of its list changed its flows, or the list changed, since (Prague at 16,384 ranks: a few links of a
-    // solve's 2,250).
+    // again: a class of its list changed its flows, or the list changed, since (Prague at 16,384 ranks: a few links of
+    // a solve's 2,250).
     double weights = 0;
     bool reread = true;
   };
@@ -350,11 +349,11 @@ class FlowNetwork {
   // A class's next end in ends_: the sift compares these alone and writes each class's place in end_slots_, reading no
   // class's record (Prague at 16,384 ranks: a class's record is 152 bytes, hundreds of ends rescheduled a solve).
   struct End {
-    double time;  // its next_end
+    double time;  // when its nearest target is reached at its rate
     ClassId cls;
     bool operator<(const End& o) const { return time < o.time || (time == o.time && cls < o.cls); }
   };
-  std::vector<End> ends_;  // classes with an end ahead, a min-heap on next_end kept in place (one entry each)
+  std::vector<End> ends_;  // classes with an end ahead, a min-heap on their next end kept in place (one entry each)
   std::vector<std::uint32_t> end_slots_;  // by class: its place in ends_, or kNotQueued
   std::vector<LinkId> modified_;
   std::vector<ClassId> seeds_;        // classes whose rate must be solved though no solved link of theirs changed
@@ -390,11 +389,11 @@ class FlowNetwork {
   std::vector<std::uint32_t> part_first_;
   std::vector<std::uint64_t> part_reached_;  // the reach (reach_stamp_) that last counted it
   std::uint64_t reach_stamp_ = 0;
-  // What changed the components' shape since they were laid out (or last patched), for patch(): the links whose classes,
-  // solve or binding changed (a class begins or ends on each link of its key; a link joins or leaves the solve as its
-  // flows change class). A class that ends leaves a hole in the fill arrays at once (leave()); a list that grows is laid
-  // out again at the end of its array, its old place left unused. Past a capacity change, or with too many holes and
-  // unused places, they are gathered anew instead.
+  // What changed the components' shape since they were laid out (or last patched), for patch(): the links whose
+  // classes, solve or binding changed (a class begins or ends on each link of its key; a link joins or leaves the solve
+  // as its flows change class). A class that ends leaves a hole in the fill arrays at once (leave()); a list that grows
+  // is laid out again at the end of its array, its old place left unused. Past a capacity change, or with too many
+  // holes and unused places, they are gathered anew instead.
   std::vector<LinkId> reshaped_;
   bool patchable_ = false;
   std::uint32_t holes_ = 0;       // ended classes in fill_classes_
