@@ -511,20 +511,28 @@ void FlowNetwork::solve(double now) {
       ++local_solves_done_;
     } else if (gather_component()) {
       fill();
-      for (std::size_t i = 0; i < comp_classes_.size(); ++i) {
-        FillClass& f = fill_classes_[i];
+      // Local pointers (see fill()); set_class_rate() resizes none of these arrays.
+      FillClass* const classes = fill_classes_.data();
+      const ClassId* const class_ids = comp_classes_.data();
+      const std::size_t class_count = comp_classes_.size();
+      for (std::size_t i = 0; i < class_count; ++i) {
+        FillClass& f = classes[i];
         const double rate = f.new_rate;
         f.new_rate = 0;  // ready for the next filling
         f.fixed = false;
         if (rate == f.rate) continue;
-        if (rate > f.rate) rose_.push_back(comp_classes_[i]);
-        set_class_rate(comp_classes_[i], rate, now);
+        if (rate > f.rate) rose_.push_back(class_ids[i]);
+        set_class_rate(class_ids[i], rate, now);
       }
-      for (std::size_t i = 0; i < comp_links_.size(); ++i) {
-        if (fill_links_[i].classes == 0) continue;  // left the solve or binds no more since it was laid out
-        FillLinkLoad& l = fill_link_loads_[i];
-        l.used = l.capacity - fill_links_[i].rem;
-        if (leaves_solve(l.flows, l.capacity, l.used)) slack_.push_back(comp_links_[i]);
+      const FillLink* const links = fill_links_.data();
+      FillLinkLoad* const loads = fill_link_loads_.data();
+      const LinkId* const link_ids = comp_links_.data();
+      const std::size_t link_count = comp_links_.size();
+      for (std::size_t i = 0; i < link_count; ++i) {
+        if (links[i].classes == 0) continue;  // left the solve or binds no more since it was laid out
+        FillLinkLoad& l = loads[i];
+        l.used = l.capacity - links[i].rem;
+        if (leaves_solve(l.flows, l.capacity, l.used)) slack_.push_back(link_ids[i]);
       }
     }
     std::sort(rose_.begin(), rose_.end());  // checked in id order, whatever the component's order
@@ -875,17 +883,25 @@ bool FlowNetwork::keep_or_extend() {
 // the same sum) and count. Each class's flows and weight are kept as they change (set_fill_members), and solve()
 // readies its state for the next filling as it reads the last one's rate.
 void FlowNetwork::read_changes() {
-  for (std::size_t i = 0; i < fill_links_.size(); ++i) {
-    FillLink& f = fill_links_[i];
-    FillLinkLoad& load = fill_link_loads_[i];
+  FillLink* const links = fill_links_.data();  // local pointers: see fill()
+  FillLinkLoad* const loads = fill_link_loads_.data();
+  const FillClass* const classes = fill_classes_.data();
+  const std::uint32_t* const link_classes = fill_link_classes_.data();
+  const std::size_t link_count = fill_links_.size();
+  summed_.resize(link_count);
+  for (std::size_t i = 0; i < link_count; ++i) {
+    FillLink& f = links[i];
+    FillLinkLoad& load = loads[i];
     f.rem = load.capacity;
     f.unfixed = f.classes;
     if (load.reread) {
       load.reread = false;
+      summed_[i] = 1;
+      summed_links_.push_back(static_cast<std::uint32_t>(i));
       load.weights = 0;
       load.flows = 0;
       for (std::uint32_t j = f.first_class; j < f.first_class + f.classes; ++j) {
-        const FillClass& k = fill_classes_[fill_link_classes_[j]];
+        const FillClass& k = classes[link_classes[j]];
         load.weights += k.weight;
         load.flows += k.members;
       }
@@ -981,26 +997,40 @@ void FlowNetwork::lay_out_from(std::size_t next) {
 // to fix, so its level never moves and its entry would never be pushed again; the list and the heap are merged by
 // the heap's order.
 void FlowNetwork::fill() {
+  // The arrays are read through local pointers: through `this`, every store to a link or class would make the
+  // compiler load each vector's pointers again (a third of the filling's instructions, Prague at 16,384 ranks).
+  FillLink* const links = fill_links_.data();
+  FillClass* const classes = fill_classes_.data();
+  const std::uint32_t* const class_links = fill_class_links_.data();
+  const std::uint32_t* const link_classes = fill_link_classes_.data();
+  const LinkId* const link_ids = comp_links_.data();
   // Equal levels go in link id order, so the order the component was gathered in does not matter.
-  const auto after = [this](const Level& a, const Level& b) {
-    return a.level > b.level || (a.level == b.level && comp_links_[a.link] > comp_links_[b.link]);
+  const auto after = [link_ids](const Level& a, const Level& b) {
+    return a.level > b.level || (a.level == b.level && link_ids[a.link] > link_ids[b.link]);
   };
   levels_.clear();
-  for (std::uint32_t i = 0; i < fill_links_.size(); ++i)  // read_changes() set their capacity left and usage
-    if (fill_links_[i].classes > 1 || (fill_links_[i].classes == 1 && !sole_links_apart_))
-      levels_.push_back({fill_links_[i].rem / fill_links_[i].usage, i, fill_links_[i].version});
+  const bool sole_apart = sole_links_apart_;
+  const auto link_count = static_cast<std::uint32_t>(fill_links_.size());
+  for (std::uint32_t i = 0; i < link_count; ++i)  // read_changes() set their capacity left and usage
+    if (links[i].classes > 1 || (links[i].classes == 1 && !sole_apart))
+      levels_.push_back({links[i].rem / links[i].usage, i, links[i].version});
   std::make_heap(levels_.begin(), levels_.end(), after);
   order_sole_links();
-  std::size_t next_sole = 0;
   order_bounds();
+  const SoleLevel* const soles = sole_levels_.data();
+  const std::size_t sole_count = sole_levels_.size();
+  std::size_t next_sole = 0;
+  const BoundLevel* const bounds = bound_levels_.data();
+  const std::size_t bound_count = bound_levels_.size();
+  std::size_t next_bound = 0;
   std::size_t unfixed_classes = fill_classes_.size() - holes_;  // a hole is on no link and has no bound
   const auto fix = [&](std::uint32_t c, double rate) {
-    FillClass& k = fill_classes_[c];
+    FillClass& k = classes[c];
     k.fixed = true;
     --unfixed_classes;
     k.new_rate = rate;
     for (std::uint32_t i = k.first_link; i < k.first_link + k.links; ++i) {
-      FillLink& l = fill_links_[fill_class_links_[i]];
+      FillLink& l = links[class_links[i]];
       l.rem -= k.members * rate;
       --l.unfixed;
       if (l.unfixed == 0) continue;
@@ -1008,53 +1038,82 @@ void FlowNetwork::fill() {
       if (!(l.usage > 0)) {  // rounding: count again
         l.usage = 0;
         for (std::uint32_t j = l.first_class; j < l.first_class + l.classes; ++j) {
-          const FillClass& d = fill_classes_[fill_link_classes_[j]];
+          const FillClass& d = classes[link_classes[j]];
           if (!d.fixed) l.usage += d.weight;
         }
       }
       ++l.version;  // its entry in the heap is now below its level: it is pushed again when it comes up
     }
   };
-  std::size_t next_bound = 0;
-  // Whether a link of one class comes before the heap's top, in the heap's order.
-  const auto before_heap = [&](const SoleLevel& e) {
-    const Level& top = levels_.front();
-    return e.level < top.level || (e.level == top.level && e.id < comp_links_[top.link]);
+  // The heap's top, read again only as the heap changes.
+  bool has_top = false;
+  double top_level = 0;
+  LinkId top_id = 0;
+  const auto read_top = [&] {
+    has_top = !levels_.empty();
+    if (!has_top) return;
+    top_level = levels_.front().level;
+    top_id = link_ids[levels_.front().link];
   };
-  // Once every class is fixed, what is left in the heap and the bounds could fix nothing more.
+  read_top();
+  // Whether a link of one class comes before the heap's top, in the heap's order.
+  const auto before_top = [&](const SoleLevel& e) {
+    return !has_top || e.level < top_level || (e.level == top_level && e.id < top_id);
+  };
+  // Each turn takes the next step in the filling's order: a bound at the lowest link's level first (either order gives
+  // the class the same rate), then the lowest link, of one class (sole_levels_) or in the heap, ties by link id. Steps
+  // of one kind come in runs, between which nothing the order depends on changes. Once every class is fixed, what is
+  // left could fix nothing more.
   while (unfixed_classes > 0) {
-    const bool sole_first =
-        next_sole < sole_levels_.size() && (levels_.empty() || before_heap(sole_levels_[next_sole]));
-    const bool any_link = sole_first || !levels_.empty();
-    // A bound at the lowest link's level goes first: either order gives the class the same rate.
-    if (next_bound < bound_levels_.size() &&
-        (!any_link ||
-         bound_levels_[next_bound].level <= (sole_first ? sole_levels_[next_sole].level : levels_.front().level))) {
-      const std::uint32_t c = bound_levels_[next_bound++].local;
-      if (!fill_classes_[c].fixed) fix(c, fill_classes_[c].bound);
-      continue;
+    // The links of one class that come first.
+    while (next_sole < sole_count) {
+      const SoleLevel& sole = soles[next_sole];
+      if (!before_top(sole) || (next_bound < bound_count && bounds[next_bound].level <= sole.level)) break;
+      ++next_sole;
+      // Its one class is fixed there unless fixed already; its level is the list's (a link's version moves only while
+      // it has more than one unfixed class).
+      const FillLink& l = links[sole.link];
+      if (l.unfixed == 0) continue;
+      const std::uint32_t c = link_classes[l.first_class];
+      const FillClass& k = classes[c];
+      fix(c, k.capped_by_link ? std::min(sole.level / k.penalty, k.bound) : sole.level / k.penalty);
+      if (unfixed_classes == 0) return;
+    }
+    const bool sole_first = next_sole < sole_count && before_top(soles[next_sole]);
+    const bool any_link = sole_first || has_top;
+    // The bounds that come first: up to the next link's level, or all of them once no link is left.
+    if (next_bound < bound_count) {
+      const double link_level = sole_first ? soles[next_sole].level : top_level;
+      if (!any_link || bounds[next_bound].level <= link_level) {
+        do {
+          const std::uint32_t c = bounds[next_bound++].local;
+          if (!classes[c].fixed) fix(c, classes[c].bound);
+        } while (unfixed_classes > 0 && next_bound < bound_count &&
+                 (!any_link || bounds[next_bound].level <= link_level));
+        continue;
+      }
     }
     if (!any_link) break;
-    Level e;
-    if (sole_first) {
-      const SoleLevel& sole = sole_levels_[next_sole++];
-      e = {sole.level, sole.link, fill_links_[sole.link].version};
-    } else {
-      std::pop_heap(levels_.begin(), levels_.end(), after);
-      e = levels_.back();
-      levels_.pop_back();
+    // The heap's top comes first: a link of one class before it would have had its run, or a bound before it, taken.
+    std::pop_heap(levels_.begin(), levels_.end(), after);
+    const Level e = levels_.back();
+    levels_.pop_back();
+    const FillLink& l = links[e.link];
+    if (l.unfixed == 0) {
+      read_top();
+      continue;
     }
-    const FillLink& l = fill_links_[e.link];
-    if (l.unfixed == 0) continue;
     if (e.version != l.version) {
       levels_.push_back({std::max(l.rem, 0.0) / l.usage, e.link, l.version});
       std::push_heap(levels_.begin(), levels_.end(), after);
+      read_top();
       continue;
     }
+    read_top();
     // `fix` changes the classes' state only, not the link's list of classes.
     for (std::uint32_t i = l.first_class; i < l.first_class + l.classes; ++i) {
-      const std::uint32_t c = fill_link_classes_[i];
-      const FillClass& k = fill_classes_[c];
+      const std::uint32_t c = link_classes[i];
+      const FillClass& k = classes[c];
       if (!k.fixed) fix(c, k.capped_by_link ? std::min(e.level / k.penalty, k.bound) : e.level / k.penalty);
     }
   }
@@ -1086,30 +1145,49 @@ void FlowNetwork::order_sole_links() {
   const auto level = [](const SoleLevel& e) { return e.level; };
   const auto id = [](const SoleLevel& e) { return e.id; };
   const auto level_now = [this](std::uint32_t link) { return fill_links_[link].rem / fill_links_[link].usage; };
+  const auto forget_sums = [this] {
+    for (const std::uint32_t i : summed_links_) summed_[i] = 0;
+    summed_links_.clear();
+  };
   if (!sole_links_apart_) {
     forget_sole_links();
+    forget_sums();
     return;
   }
-  sole_kept_.clear();
   sole_moved_.clear();
-  bool dropped = false;
-  for (SoleLevel e : sole_levels_) {
-    if (fill_links_[e.link].classes != 1) {  // a patch gave it other classes, or none
-      dropped = true;
-      continue;
+  // The entries whose level is as it was stay in place, in order; the others leave for sole_moved_. A link's level is
+  // its capacity left over its usage, which within kept components change only where read_changes() sums the link's
+  // classes again, as a patch or a change of its class's flows asks (a gather anew lists every link again): the others
+  // keep theirs unread. Local pointers: see fill().
+  const FillLink* const links = fill_links_.data();
+  const std::uint8_t* const summed = summed_.data();
+  SoleLevel* const soles = sole_levels_.data();
+  const std::size_t sole_count = sole_levels_.size();
+  std::size_t at = 0;
+  while (at < sole_count && !summed[soles[at].link]) ++at;  // in place already
+  std::size_t kept = at;
+  for (; at < sole_count; ++at) {
+    SoleLevel e = soles[at];
+    if (summed[e.link]) {
+      const FillLink& l = links[e.link];
+      if (l.classes != 1) continue;  // a patch gave it other classes, or none
+      const double was = e.level;
+      e.level = l.rem / l.usage;
+      if (e.level != was) {
+        sole_moved_.push_back(e);
+        continue;
+      }
     }
-    const double was = e.level;
-    e.level = level_now(e.link);
-    (e.level == was ? sole_kept_ : sole_moved_).push_back(e);
+    soles[kept++] = e;
   }
+  sole_levels_.resize(kept);
+  forget_sums();
   for (std::uint32_t i = soles_of_; i < fill_links_.size(); ++i)
     if (fill_links_[i].classes == 1) sole_moved_.push_back({level_now(i), comp_links_[i], i});
   for (const std::uint32_t i : sole_added_) sole_moved_.push_back({level_now(i), comp_links_[i], i});
   sole_added_.clear();
   soles_of_ = static_cast<std::uint32_t>(fill_links_.size());
-  if (sole_moved_.empty() && !dropped) return;  // every level as it was: the list is in order
-  sole_sort_.merge_into(sole_kept_, sole_moved_, level, id);
-  sole_levels_.swap(sole_kept_);
+  sole_sort_.merge_into(sole_levels_, sole_moved_, level, id);  // nothing to do where no level moved
 }
 
 double FlowNetwork::load(const Link& l) const {

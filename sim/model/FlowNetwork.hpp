@@ -405,7 +405,11 @@ class FlowNetwork {
   bool sole_links_apart_ = true;
   std::vector<SoleLevel> sole_levels_;  // in the order the heap would pop them (fill())
   std::uint32_t soles_of_ = 0;          // sole_levels_ holds the links of one class among fill_links_[0, soles_of_)
-  std::vector<SoleLevel> sole_kept_, sole_moved_;  // order_sole_links()'s scratch
+  std::vector<SoleLevel> sole_moved_;  // order_sole_links()'s scratch
+  // By fill link: whether read_changes() summed its classes again since order_sole_links() last read the levels, and
+  // those links.
+  std::vector<std::uint8_t> summed_;
+  std::vector<std::uint32_t> summed_links_;
   std::vector<std::uint32_t> sole_added_;  // links among fill_links_[0, soles_of_) a patch left with one class
   LevelIdSort<SoleLevel> sole_sort_;
   LevelIdSort<BoundLevel> bound_sort_;
