@@ -881,7 +881,8 @@ bool FlowNetwork::keep_or_extend() {
 // What changes between solves, read into the component's fill arrays: each link's capacity left, its classes' usage
 // (summed in the link's order of classes, again only where a class of the link changed its flows or its list changed:
 // the same sum) and count. Each class's flows and weight are kept as they change (set_fill_members), and solve()
-// readies its state for the next filling as it reads the last one's rate.
+// readies its state for the next filling as it reads the last one's rate. The links summed again are flagged in
+// summed_ for order_sole_links(), which the filling that always follows calls, and which clears the flags.
 void FlowNetwork::read_changes() {
   FillLink* const links = fill_links_.data();  // local pointers: see fill()
   FillLinkLoad* const loads = fill_link_loads_.data();
@@ -1062,16 +1063,16 @@ void FlowNetwork::fill() {
   };
   // Each turn takes the next step in the filling's order: a bound at the lowest link's level first (either order gives
   // the class the same rate), then the lowest link, of one class (sole_levels_) or in the heap, ties by link id. Steps
-  // of one kind come in runs, between which nothing the order depends on changes. Once every class is fixed, what is
-  // left could fix nothing more.
+  // of one kind come in runs: fixing a class moves neither the heap, nor the links of one class, nor the bounds, so
+  // within a run the order's inputs stay as they were. Once every class is fixed, what is left could fix nothing more.
   while (unfixed_classes > 0) {
     // The links of one class that come first.
     while (next_sole < sole_count) {
       const SoleLevel& sole = soles[next_sole];
       if (!before_top(sole) || (next_bound < bound_count && bounds[next_bound].level <= sole.level)) break;
       ++next_sole;
-      // Its one class is fixed there unless fixed already; its level is the list's (a link's version moves only while
-      // it has more than one unfixed class).
+      // Its one class is fixed there unless fixed already (then it has no unfixed class); its level is the list's, its
+      // capacity left moving only as that class is fixed.
       const FillLink& l = links[sole.link];
       if (l.unfixed == 0) continue;
       const std::uint32_t c = link_classes[l.first_class];
@@ -1138,9 +1139,9 @@ void FlowNetwork::order_bounds() {
 }
 
 // Readies sole_levels_ for the filling: the components' links of one class in the order the heap would pop them, by
-// level, then link id. The kept components' links are those of the list: their levels are read again, and those that
-// changed (a class's flows) are ordered apart with the links gathered since (all of them after a gather anew), then
-// merged into the others, which stay in order.
+// level, then link id. The kept components' links are those of the list: the levels of those whose classes were summed
+// again (summed_) are read again, and those that moved (a class's flows) are ordered apart with the links gathered
+// since (all of them after a gather anew), then merged into the others, which stay in order.
 void FlowNetwork::order_sole_links() {
   const auto level = [](const SoleLevel& e) { return e.level; };
   const auto id = [](const SoleLevel& e) { return e.id; };
@@ -1187,7 +1188,7 @@ void FlowNetwork::order_sole_links() {
   for (const std::uint32_t i : sole_added_) sole_moved_.push_back({level_now(i), comp_links_[i], i});
   sole_added_.clear();
   soles_of_ = static_cast<std::uint32_t>(fill_links_.size());
-  sole_sort_.merge_into(sole_levels_, sole_moved_, level, id);  // nothing to do where no level moved
+  sole_sort_.merge_into(sole_levels_, sole_moved_, level, id);  // nothing to do where none moved or was added
 }
 
 double FlowNetwork::load(const Link& l) const {

@@ -407,7 +407,7 @@ class FlowNetwork {
   std::uint32_t soles_of_ = 0;          // sole_levels_ holds the links of one class among fill_links_[0, soles_of_)
   std::vector<SoleLevel> sole_moved_;  // order_sole_links()'s scratch
   // By fill link: whether read_changes() summed its classes again since order_sole_links() last read the levels, and
-  // those links.
+  // those links (order_sole_links() clears them; every read_changes() is followed by a filling, which calls it).
   std::vector<std::uint8_t> summed_;
   std::vector<std::uint32_t> summed_links_;
   std::vector<std::uint32_t> sole_added_;  // links among fill_links_[0, soles_of_) a patch left with one class
