@@ -627,6 +627,39 @@ TEST(FlowNetwork, LinksOfOneClassApartFromTheHeapGiveTheBitsOfTheHeap) {
   }
 }
 
+// A bound and a link of one class at one level: the bound goes first, in the list as in the heap. All node links carry
+// 7.3 B/s and all pools 29.7; nine flows in ten go from their node to its pool with penalty 1, bounded at half their
+// node link on even nodes (a level of 3.65 whatever the class's flows) and by their node link on odd ones (a level of
+// 7.3 over the class's flows: 3.65 with two), so a bound of one class and a link of one class of another meet at one
+// level while both classes share a full pool, where the order they are fixed in sets the pool's rounding. The same
+// rates to the bit, at every event, as with every link in the heap.
+TEST(FlowNetwork, ABoundGoesBeforeALinkOfOneClassAtItsLevel) {
+  std::mt19937_64 rng(29);
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (int trial = 0; trial < 4; ++trial) {
+    FlowNetwork apart, heaped;
+    heaped.sole_links_apart(false);
+    std::vector<double> capacity = pooled_capacities(rng);
+    for (std::size_t l = 0; l < capacity.size(); ++l) capacity[l] = l < kNodes ? 7.3 : 29.7;
+    Lockstep both(apart, heaped, capacity);
+    for (int i = 0; i < 400; ++i) {
+      both.run_to(both.now() + 0.01 * unit(rng));
+      LinkIds route = pooled_route(rng);
+      double penalty = unit(rng) < 0.3 ? 1.0 : 0.5 + unit(rng);
+      double bound = unit(rng) < 0.3 ? 0.5 + 5 * unit(rng) : narrowest_link(route, capacity);
+      if (unit(rng) < 0.9) {
+        route = {route[0], static_cast<FlowNetwork::LinkId>(kNodes + route[0] % kPools)};
+        penalty = 1;
+        bound = route[0] % 2 == 0 ? capacity[route[0]] / 2 : narrowest_link(route, capacity);
+      }
+      const double bytes = 0.1 + 2 * unit(rng), latency = unit(rng) < 0.5 ? 0 : 0.001;
+      both.start(route, bytes, latency, penalty, bound);
+    }
+    both.run_to_end();
+    EXPECT_EQ(apart.solves(), heaped.solves());
+  }
+}
+
 // Where since the last solve only flows changed, or links joined or left the solve, each changed class has a link of
 // its own or a bound that holds it, and every link it shares has room before and after, a solve sets only those
 // classes' rates (FlowNetwork::solve_locally): the same rates to the bit, at every event, as a filling of what changed
