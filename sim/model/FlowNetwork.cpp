@@ -1046,6 +1046,10 @@ void FlowNetwork::fill() {
       ++l.version;  // its entry in the heap is now below its level: it is pushed again when it comes up
     }
   };
+  // The rate a link fixes a class at: its level over the class's penalty, or the class's bound if the link caps it.
+  const auto rate_at = [](const FillClass& k, double level) {
+    return k.capped_by_link ? std::min(level / k.penalty, k.bound) : level / k.penalty;
+  };
   // The heap's top, read again only as the heap changes.
   bool has_top = false;
   double top_level = 0;
@@ -1076,8 +1080,7 @@ void FlowNetwork::fill() {
       const FillLink& l = links[sole.link];
       if (l.unfixed == 0) continue;
       const std::uint32_t c = link_classes[l.first_class];
-      const FillClass& k = classes[c];
-      fix(c, k.capped_by_link ? std::min(sole.level / k.penalty, k.bound) : sole.level / k.penalty);
+      fix(c, rate_at(classes[c], sole.level));
       if (unfixed_classes == 0) return;
     }
     const bool sole_first = next_sole < sole_count && before_top(soles[next_sole]);
@@ -1115,7 +1118,7 @@ void FlowNetwork::fill() {
     for (std::uint32_t i = l.first_class; i < l.first_class + l.classes; ++i) {
       const std::uint32_t c = link_classes[i];
       const FillClass& k = classes[c];
-      if (!k.fixed) fix(c, k.capped_by_link ? std::min(e.level / k.penalty, k.bound) : e.level / k.penalty);
+      if (!k.fixed) fix(c, rate_at(k, e.level));
     }
   }
 }
@@ -1170,10 +1173,9 @@ void FlowNetwork::order_sole_links() {
   for (; at < sole_count; ++at) {
     SoleLevel e = soles[at];
     if (summed[e.link]) {
-      const FillLink& l = links[e.link];
-      if (l.classes != 1) continue;  // a patch gave it other classes, or none
+      if (links[e.link].classes != 1) continue;  // a patch gave it other classes, or none
       const double was = e.level;
-      e.level = l.rem / l.usage;
+      e.level = level_now(e.link);
       if (e.level != was) {
         sole_moved_.push_back(e);
         continue;

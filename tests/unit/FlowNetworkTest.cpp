@@ -4,6 +4,8 @@
 #include <map>
 #include <random>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "sim/model/FlowNetwork.hpp"
@@ -592,6 +594,32 @@ TEST(FlowNetwork, AClassWithNoKeyIsNotAmongTheKeptComponents) {
   EXPECT_EQ(gathered.rate(c), 1.0);
 }
 
+// Runs 400 flows on `apart` and on a network whose filling keeps every link in its heap, in lockstep (the same rates to
+// the bit at every event): nine flows in ten go from their node to its pool with the penalty and bound
+// `node_class(route)` gives, the rest between random nodes, a third of them bounded below their narrowest link.
+template <class NodeClass>
+void expect_apart_gives_heaped_bits(std::mt19937_64& rng, const std::vector<double>& capacity, FlowNetwork& apart,
+                                    NodeClass node_class) {
+  std::uniform_real_distribution<double> unit(0, 1);
+  FlowNetwork heaped;
+  heaped.sole_links_apart(false);
+  Lockstep both(apart, heaped, capacity);
+  for (int i = 0; i < 400; ++i) {
+    both.run_to(both.now() + 0.01 * unit(rng));
+    LinkIds route = pooled_route(rng);
+    double penalty = unit(rng) < 0.3 ? 1.0 : 0.5 + unit(rng);
+    double bound = unit(rng) < 0.3 ? 0.5 + 5 * unit(rng) : narrowest_link(route, capacity);
+    if (unit(rng) < 0.9) {  // one class per node link: one pool, one penalty and one bound per node
+      route = {route[0], static_cast<FlowNetwork::LinkId>(kNodes + route[0] % kPools)};
+      std::tie(penalty, bound) = node_class(route);
+    }
+    const double bytes = 0.1 + 2 * unit(rng), latency = unit(rng) < 0.5 ? 0 : 0.001;
+    both.start(route, bytes, latency, penalty, bound);
+  }
+  both.run_to_end();
+  EXPECT_EQ(apart.solves(), heaped.solves());
+}
+
 // Links of one class wait apart from the filling's heap of levels (FlowNetwork::sole_links_apart), merged with it in
 // the heap's order: the same rates to the bit as with every link in the heap, at every event, on networks where most
 // node links carry flows of one class (nine flows in ten go from their node to its pool with its penalty) among flows
@@ -600,63 +628,32 @@ TEST(FlowNetwork, AClassWithNoKeyIsNotAmongTheKeptComponents) {
 // many levels tie between the list and the heap.
 TEST(FlowNetwork, LinksOfOneClassApartFromTheHeapGiveTheBitsOfTheHeap) {
   std::mt19937_64 rng(23);
-  std::uniform_real_distribution<double> unit(0, 1);
   for (int trial = 0; trial < 8; ++trial) {
-    FlowNetwork apart, heaped;
-    heaped.sole_links_apart(false);
+    FlowNetwork apart;
     std::vector<double> capacity = pooled_capacities(rng);
     if (trial % 2 == 1)
       for (std::size_t l = 0; l < capacity.size(); ++l) capacity[l] = l < kNodes ? 7.3 : 29.7;
-    Lockstep both(apart, heaped, capacity);
-    for (int i = 0; i < 400; ++i) {
-      both.run_to(both.now() + 0.01 * unit(rng));
-      LinkIds route = pooled_route(rng);
-      double penalty = unit(rng) < 0.3 ? 1.0 : 0.5 + unit(rng);
-      double bound = unit(rng) < 0.3 ? 0.5 + 5 * unit(rng) : narrowest_link(route, capacity);
-      if (unit(rng) < 0.9) {  // one class per node link: one pool, one penalty and one bound per node
-        route = {route[0], static_cast<FlowNetwork::LinkId>(kNodes + route[0] % kPools)};
-        penalty = 1 + 0.25 * (route[0] % 3);
-        bound = narrowest_link(route, capacity);
-      }
-      const double bytes = 0.1 + 2 * unit(rng), latency = unit(rng) < 0.5 ? 0 : 0.001;
-      both.start(route, bytes, latency, penalty, bound);
-    }
-    both.run_to_end();
-    EXPECT_EQ(apart.solves(), heaped.solves());
+    expect_apart_gives_heaped_bits(rng, capacity, apart, [&](const LinkIds& route) {
+      return std::pair{1 + 0.25 * (route[0] % 3), narrowest_link(route, capacity)};
+    });
     EXPECT_GT(apart.kept_solves(), 0u) << "trial " << trial;  // the kept list's reordering was exercised
   }
 }
 
 // A bound and a link of one class at one level: the bound goes first, in the list as in the heap. All node links carry
-// 7.3 B/s and all pools 29.7; nine flows in ten go from their node to its pool with penalty 1, bounded at half their
-// node link on even nodes (a level of 3.65 whatever the class's flows) and by their node link on odd ones (a level of
-// 7.3 over the class's flows: 3.65 with two), so a bound of one class and a link of one class of another meet at one
-// level while both classes share a full pool, where the order they are fixed in sets the pool's rounding. The same
-// rates to the bit, at every event, as with every link in the heap.
+// 7.3 B/s and all pools 29.7; the node links' classes have penalty 1 and are bounded at half their node link on even
+// nodes (a level of 3.65 whatever the class's flows) and by their node link on odd ones (a level of 7.3 over the
+// class's flows: 3.65 with two), so a bound of one class and a link of one class of another meet at one level while
+// both classes share a full pool, where the order they are fixed in sets the pool's rounding.
 TEST(FlowNetwork, ABoundGoesBeforeALinkOfOneClassAtItsLevel) {
   std::mt19937_64 rng(29);
-  std::uniform_real_distribution<double> unit(0, 1);
   for (int trial = 0; trial < 4; ++trial) {
-    FlowNetwork apart, heaped;
-    heaped.sole_links_apart(false);
+    FlowNetwork apart;
     std::vector<double> capacity = pooled_capacities(rng);
     for (std::size_t l = 0; l < capacity.size(); ++l) capacity[l] = l < kNodes ? 7.3 : 29.7;
-    Lockstep both(apart, heaped, capacity);
-    for (int i = 0; i < 400; ++i) {
-      both.run_to(both.now() + 0.01 * unit(rng));
-      LinkIds route = pooled_route(rng);
-      double penalty = unit(rng) < 0.3 ? 1.0 : 0.5 + unit(rng);
-      double bound = unit(rng) < 0.3 ? 0.5 + 5 * unit(rng) : narrowest_link(route, capacity);
-      if (unit(rng) < 0.9) {
-        route = {route[0], static_cast<FlowNetwork::LinkId>(kNodes + route[0] % kPools)};
-        penalty = 1;
-        bound = route[0] % 2 == 0 ? capacity[route[0]] / 2 : narrowest_link(route, capacity);
-      }
-      const double bytes = 0.1 + 2 * unit(rng), latency = unit(rng) < 0.5 ? 0 : 0.001;
-      both.start(route, bytes, latency, penalty, bound);
-    }
-    both.run_to_end();
-    EXPECT_EQ(apart.solves(), heaped.solves());
+    expect_apart_gives_heaped_bits(rng, capacity, apart, [&](const LinkIds& route) {
+      return std::pair{1.0, route[0] % 2 == 0 ? capacity[route[0]] / 2 : narrowest_link(route, capacity)};
+    });
   }
 }
 
