@@ -297,6 +297,8 @@ class FlowNetwork {
   bool among_fill_arrays(const Record& r, const std::vector<Id>& comp, Id id) const;
   double& used_of(LinkId id);
   void set_fill_members(FillClass& f, std::uint32_t members);
+  void reread(std::uint32_t local);
+  void name_class_parts();
   FillClass* fill_class_of(ClassId c);
   double own_rate(const Class& k) const;
   bool solve_locally(double now);
@@ -323,6 +325,7 @@ class FlowNetwork {
   void order_bounds();
   void order_sole_links();
   void forget_sole_links() {
+    for (const SoleLevel& e : sole_levels_) sole_listed_[e.link] = 0;
     sole_levels_.clear();
     soles_of_ = 0;
     sole_added_.clear();
@@ -388,6 +391,7 @@ class FlowNetwork {
   bool keep_components_ = true;
   std::vector<std::uint32_t> part_first_;
   std::vector<std::uint64_t> part_reached_;  // the reach (reach_stamp_) that last counted it
+  std::vector<std::uint32_t> class_part_;    // by fill class: its part (name_class_parts())
   std::uint64_t reach_stamp_ = 0;
   // What changed the components' shape since they were laid out (or last patched), for patch(): the links whose
   // classes, solve or binding changed (a class begins or ends on each link of its key; a link joins or leaves the solve
@@ -406,10 +410,17 @@ class FlowNetwork {
   std::vector<SoleLevel> sole_levels_;  // in the order the heap would pop them (fill())
   std::uint32_t soles_of_ = 0;          // sole_levels_ holds the links of one class among fill_links_[0, soles_of_)
   std::vector<SoleLevel> sole_moved_;  // order_sole_links()'s scratch
-  // By fill link: whether read_changes() summed its classes again since order_sole_links() last read the levels, and
-  // those links (order_sole_links() clears them; every read_changes() is followed by a filling, which calls it).
-  std::vector<std::uint8_t> summed_;
+  // By fill link: whether sole_levels_ holds it, and at which level; order_sole_links()'s scratch.
+  std::vector<std::uint8_t> sole_listed_;
+  std::vector<double> sole_listed_level_;
+  std::vector<std::size_t> sole_found_;
+  // The fill links read_changes() summed again since order_sole_links() last read the levels (it clears the list;
+  // every read_changes() is followed by a filling, which calls it).
   std::vector<std::uint32_t> summed_links_;
+  std::vector<std::uint32_t> reread_links_;  // the links flagged for read_changes() (FillLinkLoad::reread)
+  // The links of more than one class at the last filling, in index order (fill()), and fill()'s scratch.
+  std::vector<std::uint32_t> multi_links_;
+  std::vector<std::uint32_t> multi_found_;
   std::vector<std::uint32_t> sole_added_;  // links among fill_links_[0, soles_of_) a patch left with one class
   LevelIdSort<SoleLevel> sole_sort_;
   LevelIdSort<BoundLevel> bound_sort_;

@@ -9,7 +9,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 #include <vector>
 
 namespace quorum {
@@ -27,9 +26,22 @@ class LevelIdSort {
     };
     if (added.empty()) return;
     if (!std::is_sorted(added.begin(), added.end(), before)) sort(added, level_of, id_of);
-    scratch_.clear();
-    std::merge(sorted.begin(), sorted.end(), added.begin(), added.end(), std::back_inserter(scratch_), before);
-    sorted.swap(scratch_);
+    // In place from the back, each added entry after the sorted ones that do not come after it (as std::merge puts
+    // them): only the entries after the first added one's place move, in blocks (a filling adds a few to thousands).
+    std::size_t in_sorted = sorted.size();
+    std::size_t out = sorted.size() + added.size();
+    sorted.resize(out);
+    for (std::size_t j = added.size(); j > 0; --j) {
+      const Entry& entry = added[j - 1];
+      const auto place = std::upper_bound(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(in_sorted),
+                                          entry, before);
+      const auto moved = static_cast<std::size_t>(sorted.begin() + static_cast<std::ptrdiff_t>(in_sorted) - place);
+      std::move_backward(place, place + static_cast<std::ptrdiff_t>(moved),
+                         sorted.begin() + static_cast<std::ptrdiff_t>(out));
+      out -= moved;
+      in_sorted -= moved;
+      sorted[--out] = entry;
+    }
   }
 
   // level_of(entry) -> double (not NaN), id_of(entry) -> std::uint32_t.
