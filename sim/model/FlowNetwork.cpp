@@ -534,7 +534,7 @@ void FlowNetwork::solve(double now) {
         FillLinkLoad& l = loads[i];
         l.used = l.capacity - f.rem;
         if (leaves_solve(l.flows, l.capacity, l.used)) slack_.push_back(link_ids[i]);
-        // Ready for the next filling, as read_changes() readies the links it sums again (the others are read no more).
+        // Readied for the next filling here: read_changes() readies only the links it sums again.
         f.rem = l.capacity;
         f.unfixed = f.classes;
         f.usage = l.weights;
@@ -590,7 +590,8 @@ void FlowNetwork::set_fill_members(FillClass& f, std::uint32_t members) {
   for (std::uint32_t i = f.first_link; i < f.first_link + f.links; ++i) reread(fill_class_links_[i]);
 }
 
-// The link's classes' weights are summed again, and its state readied, by the next read_changes().
+// The link's classes' weights are summed again, and its state readied, by the next read_changes(). Listed once: a
+// link listed twice would be summed twice and found twice by fill() and order_sole_links().
 void FlowNetwork::reread(std::uint32_t local) {
   FillLinkLoad& load = fill_link_loads_[local];
   if (load.reread) return;
@@ -628,7 +629,7 @@ double FlowNetwork::own_rate(const Class& k) const {
     const Link& l = links_[id];
     if (!l.binds()) continue;
     if (l.capacity <= k.bound) capped_by_link = true;
-    if (l.classes.size() == 1) level = std::min(level, l.capacity / weight);  // read_changes(): capacity left, usage
+    if (l.classes.size() == 1) level = std::min(level, l.capacity / weight);  // capacity left, usage (read_changes())
   }
   const bool bound_enters = std::isfinite(k.bound) && !capped_by_link;
   if (bound_enters && k.bound * k.penalty <= level) return k.bound;  // a bound at a link's level goes first
@@ -910,8 +911,8 @@ void FlowNetwork::name_class_parts() {
 // classes: the same sum as summing every link) and count summed again, and are readied for the filling (capacity left,
 // unfixed classes, usage), as solve() readies every other link after the filling before. Each class's flows and
 // weight are kept as they change (set_fill_members), and solve() readies its state for the next filling as it reads
-// the last one's rate. The links summed again are listed in summed_links_ for fill() and order_sole_links(), which
-// the filling that always follows calls, and which clears the list.
+// the last one's rate. The links summed again are listed in summed_links_ for the filling, which always follows: fill()
+// reads the list and order_sole_links() clears it.
 void FlowNetwork::read_changes() {
   FillLink* const links = fill_links_.data();  // local pointers: see fill()
   FillLinkLoad* const loads = fill_link_loads_.data();
@@ -975,7 +976,7 @@ void FlowNetwork::lay_out_link(LinkId id) {
   l.stamp = stamp_;
   l.local = static_cast<std::uint32_t>(comp_links_.size());
   comp_links_.push_back(id);
-  fill_link_loads_.push_back({l.capacity, l.used, 0});  // not summed yet
+  fill_link_loads_.push_back({l.capacity, l.used, 0});  // flagged (FillLinkLoad::reread), so listed here, once
   reread_links_.push_back(l.local);
   FillLink& f = fill_links_.emplace_back();
   f.first_class = static_cast<std::uint32_t>(fill_link_classes_.size());
@@ -1041,9 +1042,10 @@ void FlowNetwork::fill() {
     levels_.push_back({links[i].rem / links[i].usage, i, links[i].version});
   };
   // The heap's links, in index order (so the same heap whichever way they are found): those of more than one class
-  // (multi_links_), and with links of one class not apart, those too. A link's classes change only where
-  // read_changes() sums it again, so those of the last filling that still have more than one and those summed since
-  // are all (Prague at 16,384 ranks: 70 of a filling's 2,950 links).
+  // (multi_links_), and with links of one class not apart, those too. A link's classes change only where a patch or a
+  // gather flags it (reread()), and read_changes() then sums it again, so those of the last filling that still have
+  // more than one and those summed since are all (Prague at 16,384 ranks: 67 of a filling's 2,955 links, 144 of them
+  // with no class left). Both lists index the arrays as they are: a gather anew clears them.
   multi_found_.clear();
   if (sole_links_apart_) {
     std::sort(summed_links_.begin(), summed_links_.end());  // order_sole_links() reads it in any order
@@ -1059,7 +1061,7 @@ void FlowNetwork::fill() {
         if (last != last_end && *last == *summed) ++last;
         i = *summed++;
       }
-      if (i >= link_count || links[i].classes < 2) continue;
+      if (links[i].classes < 2) continue;
       multi_found_.push_back(i);
       push_level(i);
     }

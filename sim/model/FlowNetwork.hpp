@@ -249,7 +249,7 @@ class FlowNetwork {
     std::uint32_t flows = 0;   // its classes' flows
     // Its classes' weights, summed in the order of its list as read_changes() last summed them, and whether to sum them
     // again: a class of its list changed its flows, or the list changed, since (Prague at 16,384 ranks: a few links of
-    // a solve's 2,250).
+    // a solve's 2,250). Flagged exactly while listed in reread_links_ (a link laid out is, once: lay_out_link()).
     double weights = 0;
     bool reread = true;
   };
@@ -391,7 +391,7 @@ class FlowNetwork {
   bool keep_components_ = true;
   std::vector<std::uint32_t> part_first_;
   std::vector<std::uint64_t> part_reached_;  // the reach (reach_stamp_) that last counted it
-  std::vector<std::uint32_t> class_part_;    // by fill class: its part (name_class_parts())
+  std::vector<std::uint32_t> class_part_;    // by fill class: its part, for the first ones (name_class_parts())
   std::uint64_t reach_stamp_ = 0;
   // What changed the components' shape since they were laid out (or last patched), for patch(): the links whose
   // classes, solve or binding changed (a class begins or ends on each link of its key; a link joins or leaves the solve
@@ -410,12 +410,12 @@ class FlowNetwork {
   std::vector<SoleLevel> sole_levels_;  // in the order the heap would pop them (fill())
   std::uint32_t soles_of_ = 0;          // sole_levels_ holds the links of one class among fill_links_[0, soles_of_)
   std::vector<SoleLevel> sole_moved_;  // order_sole_links()'s scratch
-  // By fill link: whether sole_levels_ holds it, and at which level; order_sole_links()'s scratch.
+  // By fill link: whether sole_levels_ holds it, and at which level (kept with the list); order_sole_links()'s scratch.
   std::vector<std::uint8_t> sole_listed_;
   std::vector<double> sole_listed_level_;
   std::vector<std::size_t> sole_found_;
-  // The fill links read_changes() summed again since order_sole_links() last read the levels (it clears the list;
-  // every read_changes() is followed by a filling, which calls it).
+  // The fill links read_changes() summed again, each once, since the last filling, which reads them (fill() sorts them)
+  // and clears them (order_sole_links(); every read_changes() is followed by a filling).
   std::vector<std::uint32_t> summed_links_;
   std::vector<std::uint32_t> reread_links_;  // the links flagged for read_changes() (FillLinkLoad::reread)
   // The links of more than one class at the last filling, in index order (fill()), and fill()'s scratch.
