@@ -534,10 +534,7 @@ void FlowNetwork::solve(double now) {
         FillLinkLoad& l = loads[i];
         l.used = l.capacity - f.rem;
         if (leaves_solve(l.flows, l.capacity, l.used)) slack_.push_back(link_ids[i]);
-        // Readied for the next filling here: read_changes() readies only the links it sums again.
-        f.rem = l.capacity;
-        f.unfixed = f.classes;
-        f.usage = l.weights;
+        ready_for_filling(f, l);  // here: read_changes() readies only the links it sums again
       }
     }
     std::sort(rose_.begin(), rose_.end());  // checked in id order, whatever the component's order
@@ -930,9 +927,7 @@ void FlowNetwork::read_changes() {
       load.weights += k.weight;
       load.flows += k.members;
     }
-    f.rem = load.capacity;
-    f.unfixed = f.classes;
-    f.usage = load.weights;
+    ready_for_filling(f, load);
   }
   reread_links_.clear();
 }
@@ -1217,17 +1212,12 @@ void FlowNetwork::order_sole_links() {
   // classes again, as a patch or a change of its class's flows asks (a gather anew lists every link again): the others
   // keep theirs unread. So only the entries of links summed again are read, found by their level and id (Prague at
   // 16,384 ranks: one filling in four has one or two, in a list of 2,700), and the list closes over those that leave.
-  const auto before = [](const SoleLevel& a, const SoleLevel& b) {
-    return a.level < b.level || (a.level == b.level && a.id < b.id);
-  };
   sole_listed_.resize(fill_links_.size());
   sole_listed_level_.resize(fill_links_.size());
   sole_found_.clear();
   for (const std::uint32_t i : summed_links_) {
     if (!sole_listed_[i]) continue;
-    const SoleLevel listed{sole_listed_level_[i], comp_links_[i], i};
-    sole_found_.push_back(static_cast<std::size_t>(
-        std::lower_bound(sole_levels_.begin(), sole_levels_.end(), listed, before) - sole_levels_.begin()));
+    sole_found_.push_back(sole_sort_.place_of(sole_levels_, {sole_listed_level_[i], comp_links_[i], i}, level, id));
   }
   std::sort(sole_found_.begin(), sole_found_.end());
   SoleLevel* const soles = sole_levels_.data();  // local pointer: see fill()

@@ -253,6 +253,12 @@ class FlowNetwork {
     double weights = 0;
     bool reread = true;
   };
+  // A link as a filling begins: its whole capacity left, every class unfixed, their weights its usage.
+  static void ready_for_filling(FillLink& f, const FillLinkLoad& load) {
+    f.rem = load.capacity;
+    f.unfixed = f.classes;
+    f.usage = load.weights;
+  }
   struct FillClass {
     double penalty = 1, bound = kNever;
     double weight = 0;  // members / penalty: its flows' part of each link's usage, divided as its flows change

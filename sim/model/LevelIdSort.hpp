@@ -21,9 +21,7 @@ class LevelIdSort {
   // Puts `added` in order (unless it is already) and merges it into `sorted`, which is in order: both by (level, id).
   template <class LevelOf, class IdOf>
   void merge_into(std::vector<Entry>& sorted, std::vector<Entry>& added, LevelOf level_of, IdOf id_of) {
-    const auto before = [&](const Entry& a, const Entry& b) {
-      return level_of(a) < level_of(b) || (level_of(a) == level_of(b) && id_of(a) < id_of(b));
-    };
+    const auto before = by_level_then_id(level_of, id_of);
     if (added.empty()) return;
     if (!std::is_sorted(added.begin(), added.end(), before)) sort(added, level_of, id_of);
     // In place from the back, each added entry after the sorted ones that do not come after it (as std::merge puts
@@ -42,6 +40,13 @@ class LevelIdSort {
       in_sorted -= moved;
       sorted[--out] = entry;
     }
+  }
+
+  // Where `entry` is, or would go, in `sorted`, which is in order by (level, id).
+  template <class LevelOf, class IdOf>
+  static std::size_t place_of(const std::vector<Entry>& sorted, const Entry& entry, LevelOf level_of, IdOf id_of) {
+    return static_cast<std::size_t>(
+        std::lower_bound(sorted.begin(), sorted.end(), entry, by_level_then_id(level_of, id_of)) - sorted.begin());
   }
 
   // level_of(entry) -> double (not NaN), id_of(entry) -> std::uint32_t.
@@ -74,6 +79,13 @@ class LevelIdSort {
   }
 
  private:
+  template <class LevelOf, class IdOf>
+  static auto by_level_then_id(LevelOf level_of, IdOf id_of) {
+    return [level_of, id_of](const Entry& a, const Entry& b) {
+      return level_of(a) < level_of(b) || (level_of(a) == level_of(b) && id_of(a) < id_of(b));
+    };
+  }
+
   // Least significant byte first, each pass stable; passes stop at the largest id's highest byte.
   template <class IdOf>
   void sort_by_id(std::vector<Entry>& entries, IdOf id_of) {
