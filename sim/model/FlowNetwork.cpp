@@ -89,7 +89,7 @@ double FlowNetwork::rate(FlowId flow) const {
   const Flow& f = flows_[flow];
   if (f.phase != Phase::Moving) return 0;
   if (!f.on_links) return f.solo_rate;
-  return f.cls == kNoClass ? 0 : classes_[f.cls].rate;
+  return f.cls == kNoClass ? 0 : clocks_[f.cls].rate;
 }
 
 void FlowNetwork::wants_solve(double now) {
@@ -195,7 +195,7 @@ double FlowNetwork::share_headroom(LinkId id) {
   l.headroom_part = std::max(0.0, l.capacity - total) / static_cast<double>(l.moving.size());
   for (const FlowId g : l.moving) {
     const ClassId c = flows_[g].cls;
-    if (c != kNoClass) classes_[c].safe_rate = std::min(classes_[c].safe_rate, classes_[c].rate + l.headroom_part);
+    if (c != kNoClass) classes_[c].safe_rate = std::min(classes_[c].safe_rate, clocks_[c].rate + l.headroom_part);
   }
   return total;
 }
@@ -253,19 +253,18 @@ void FlowNetwork::join(FlowId id, double remaining, double now) {
   if (added) {
     const ClassId c = take_free_slot(classes_, free_classes_, "FlowNetwork: classes");
     if (end_slots_.size() < classes_.size()) end_slots_.resize(classes_.size(), kNotQueued);
+    if (clocks_.size() < classes_.size()) clocks_.resize(classes_.size());
     it->second = c;
     Class& k = classes_[c];
     k.key.assign(key_scratch_.begin(), key_scratch_.end() - 2);
     k.penalty = flows_[id].penalty;
     k.bound = flows_[id].bound;
     k.members = 0;
-    k.progress = 0;
-    k.last = now;
     k.queue.clear();
     k.alive = true;
     k.safe_rate = kNever;
     // With no solved link it moves at its bound; else the solve sets its rate.
-    k.rate = k.key.empty() && std::isfinite(k.bound) ? k.bound : 0;
+    clocks_[c] = {k.key.empty() && std::isfinite(k.bound) ? k.bound : 0, 0, now, kNoTarget};
     for (const LinkId l : k.key) {
       links_[l].classes.push_back(c);
       reshape(l);
@@ -279,14 +278,16 @@ void FlowNetwork::join(FlowId id, double remaining, double now) {
   Class& k = classes_[c];
   if (!k.key.empty()) touch(c);
   Flow& f = flows_[id];
-  sync(k, now);
+  ClassClock& clock = clocks_[c];
+  sync(clock, now);
   f.cls = c;
   ++f.version;
-  f.target = k.progress + remaining;
+  f.target = clock.progress + remaining;
   ++k.members;
   if (FillClass* fill = fill_class_of(c)) set_fill_members(*fill, k.members);
   k.queue.push_back({f.target, id, f.version});
   std::push_heap(k.queue.begin(), k.queue.end(), std::greater<>{});
+  note_next_target(c);
   for (const LinkId l : k.key) mark_modified(l);
   if (!k.key.empty()) wants_solve(now);
   // Its rate may differ from its old class's: the links it does not solve share their headroom again, and are
@@ -306,8 +307,9 @@ double FlowNetwork::leave(FlowId id, double now) {
   const ClassId c = f.cls;
   Class& k = classes_[c];
   if (!k.key.empty()) touch(c);
-  sync(k, now);
-  const double remaining = std::max(0.0, f.target - k.progress);
+  ClassClock& clock = clocks_[c];
+  sync(clock, now);
+  const double remaining = std::max(0.0, f.target - clock.progress);
   const bool was_next = !k.queue.empty() && k.queue.front().flow == id;
   f.cls = kNoClass;
   ++f.version;
@@ -317,7 +319,7 @@ double FlowNetwork::leave(FlowId id, double now) {
   if (!k.key.empty()) wants_solve(now);
   if (k.members > 0) {
     if (was_next) {
-      drop_left_flows(k);
+      drop_left_flows(c);
       schedule(c);
     }
     return remaining;
@@ -327,7 +329,7 @@ double FlowNetwork::leave(FlowId id, double now) {
   class_of_key_.erase(key_scratch_);
   if (!k.key.empty()) ++structure_;
   for (const LinkId l : k.key)  // its flows' use of its links goes, whatever class takes its id
-    if (links_[l].binds()) count_change(l, -(k.solved_members * k.rate), false);
+    if (links_[l].binds()) count_change(l, -(k.solved_members * clock.rate), false);
   for (const LinkId l : k.key) {
     auto& list = links_[l].classes;
     const auto at = std::find(list.begin(), list.end(), c);
@@ -346,6 +348,7 @@ double FlowNetwork::leave(FlowId id, double now) {
   drop_end(c);
   k.alive = false;
   k.queue.clear();
+  clock.next_target = kNoTarget;
   free_classes_.push_back(c);
   return remaining;
 }
@@ -353,29 +356,38 @@ double FlowNetwork::leave(FlowId id, double now) {
 void FlowNetwork::reclassify(FlowId id, double now) { join(id, leave(id, now), now); }
 
 // Brings the class's clock to `now`.
-void FlowNetwork::sync(Class& k, double now) {
-  if (now != k.last) k.progress += k.rate * (now - k.last);
-  k.last = now;
+void FlowNetwork::sync(ClassClock& clock, double now) {
+  if (now != clock.last) clock.progress += clock.rate * (now - clock.last);
+  clock.last = now;
+}
+
+// Copies the front of the class's queue, a flow of the class, to its clock (after the queue's front changed).
+void FlowNetwork::note_next_target(ClassId c) {
+  const Class& k = classes_[c];
+  clocks_[c].next_target = k.queue.empty() ? kNoTarget : k.queue.front().target;
 }
 
 // Pops the entries of flows that left the class from the front of its queue.
-void FlowNetwork::drop_left_flows(Class& k) {
+void FlowNetwork::drop_left_flows(ClassId c) {
+  Class& k = classes_[c];
   while (!k.queue.empty() && k.queue.front().version != flows_[k.queue.front().flow].version) {
     std::pop_heap(k.queue.begin(), k.queue.end(), std::greater<>{});
     k.queue.pop_back();
   }
+  note_next_target(c);
 }
 
 // Schedules the class's next end (its nearest target at its rate). The front of its queue is a flow of the class: a
 // flow's entry goes stale only as it leaves, which drops it if it is the front (leave()), and an end pops the stale
-// entries it comes to (advance()); so a change of rate reads no flow (Prague at 16,384 ranks: hundreds a solve).
+// entries it comes to (advance()); so a change of rate reads no flow, nor the class's record, its clock holding the
+// front's target (Prague at 16,384 ranks: hundreds a solve).
 void FlowNetwork::schedule(ClassId c) {
-  Class& k = classes_[c];
-  if (k.queue.empty() || !(k.rate > 0)) {
+  const ClassClock& clock = clocks_[c];
+  if (std::isnan(clock.next_target) || !(clock.rate > 0)) {
     drop_end(c);
     return;
   }
-  const double next_end = k.last + (k.queue.front().target - k.progress) / k.rate;
+  const double next_end = clock.last + (clock.next_target - clock.progress) / clock.rate;
   std::uint32_t& slot = end_slots_[c];
   if (slot == kNotQueued) {
     slot = static_cast<std::uint32_t>(ends_.size());
@@ -421,11 +433,16 @@ void FlowNetwork::drop_end(ClassId c) {
 }
 
 void FlowNetwork::set_class_rate(ClassId c, double rate, double now) {
-  Class& k = classes_[c];
-  if (rate == k.rate) return;
-  sync(k, now);
-  k.rate = rate;
+  if (rate == clocks_[c].rate) return;
   if (FillClass* fill = fill_class_of(c)) fill->rate = rate;
+  set_clock_rate(c, rate, now);
+}
+
+// The class's rate changes (to another): its clock and its next end; its entry in the fill arrays is the caller's.
+void FlowNetwork::set_clock_rate(ClassId c, double rate, double now) {
+  ClassClock& clock = clocks_[c];
+  sync(clock, now);
+  clock.rate = rate;
   schedule(c);
 }
 
@@ -466,9 +483,10 @@ void FlowNetwork::advance(double now, std::vector<FlowId>& ended) {
   while (!ends_.empty() && ends_.front().time <= due) {
     const auto [first_end, c] = ends_.front();
     Class& k = classes_[c];
-    sync(k, now);
+    ClassClock& clock = clocks_[c];
+    sync(clock, now);
     // Its nearest target is due: that flow ends now, with those within the time precision.
-    const double reach = k.progress + k.rate * kTimePrecision;
+    const double reach = clock.progress + clock.rate * kTimePrecision;
     bool first = true;
     while (!k.queue.empty()) {
       const Member m = k.queue.front();
@@ -480,9 +498,10 @@ void FlowNetwork::advance(double now, std::vector<FlowId>& ended) {
       if (!first && m.target > reach) break;
       std::pop_heap(k.queue.begin(), k.queue.end(), std::greater<>{});
       k.queue.pop_back();
-      ending_.push_back({first ? first_end : now + (m.target - k.progress) / k.rate, m.flow});
+      ending_.push_back({first ? first_end : now + (m.target - clock.progress) / clock.rate, m.flow});
       first = false;
     }
+    note_next_target(c);
     schedule(c);
   }
   std::sort(ending_.begin(), ending_.end());
@@ -522,7 +541,8 @@ void FlowNetwork::solve(double now) {
         f.fixed = false;
         if (rate == f.rate) continue;
         if (rate > f.rate) rose_.push_back(class_ids[i]);
-        set_class_rate(class_ids[i], rate, now);
+        f.rate = rate;
+        set_clock_rate(class_ids[i], rate, now);
       }
       FillLink* const links = fill_links_.data();
       FillLinkLoad* const loads = fill_link_loads_.data();
@@ -537,7 +557,7 @@ void FlowNetwork::solve(double now) {
         ready_for_filling(f, l);  // here: read_changes() readies only the links it sums again
       }
     }
-    std::sort(rose_.begin(), rose_.end());  // checked in id order, whatever the component's order
+    rose_sort_.sort(rose_);  // checked in id order, whatever the component's order
     end_batch();
     if (!check_overflows(now)) break;
   }
@@ -656,7 +676,7 @@ bool FlowNetwork::local_solve_holds() {
     if (!k.alive || k.key.empty()) continue;
     k.next_rate = own_rate(k);
     if (std::isnan(k.next_rate)) return false;
-    const double change = k.members * k.next_rate - k.solved_members * k.rate;
+    const double change = k.members * k.next_rate - k.solved_members * clocks_[c].rate;
     for (const LinkId id : k.key)
       if (links_[id].binds()) count_change(id, change, true);
   }
@@ -682,7 +702,7 @@ void FlowNetwork::set_changed_rates(double now) {
   for (const ClassId c : touched_) {
     const Class& k = classes_[c];
     if (!k.alive || k.key.empty()) continue;
-    if (k.next_rate > k.rate) rose_.push_back(c);
+    if (k.next_rate > clocks_[c].rate) rose_.push_back(c);
     set_class_rate(c, k.next_rate, now);
   }
   for (const LinkId id : touched_links_) {
@@ -690,8 +710,8 @@ void FlowNetwork::set_changed_rates(double now) {
     used_of(id) += l.change;  // a link whose classes all ended has left the solve: its use is read no more
     if (l.classes.size() != 1) continue;
     // As fill() finds it: a link of one class has its capacity less that class's flows at its rate left.
-    const Class& only = classes_[l.classes.front()];
-    const double left = l.capacity - only.members * only.rate;
+    const ClassId only = l.classes.front();
+    const double left = l.capacity - classes_[only].members * clocks_[only].rate;
     if (leaves_solve(l.moving.size(), l.capacity, l.capacity - left)) slack_.push_back(id);
   }
 }
@@ -960,7 +980,7 @@ void FlowNetwork::lay_out_class(ClassId c) {
   FillClass& f = fill_classes_.emplace_back();
   f.penalty = k.penalty;
   f.bound = k.bound;
-  f.rate = k.rate;
+  f.rate = clocks_[c].rate;
   set_fill_members(f, k.members);  // on no link yet: its weight alone
 }
 
@@ -1122,17 +1142,25 @@ void FlowNetwork::fill() {
   // of one kind come in runs: fixing a class moves neither the heap, nor the links of one class, nor the bounds, so
   // within a run the order's inputs stay as they were. Once every class is fixed, what is left could fix nothing more.
   while (unfixed_classes > 0) {
-    // The links of one class that come first.
+    // The links of one class that come first: before the heap's top and before the next bound (a bound at a link's
+    // level goes first). Neither moves within the run, so where it ends is read once (with neither, it takes them all).
+    const bool bound_left = next_bound < bound_count;
+    const bool run_ends = has_top || bound_left;
+    double end_level = has_top ? top_level : kNever;
+    LinkId end_id = has_top ? top_id : std::numeric_limits<LinkId>::max();
+    if (bound_left && bounds[next_bound].level <= end_level) {
+      end_level = bounds[next_bound].level;
+      end_id = 0;  // no link goes before a bound at its level
+    }
     while (next_sole < sole_count) {
       const SoleLevel& sole = soles[next_sole];
-      if (!before_top(sole) || (next_bound < bound_count && bounds[next_bound].level <= sole.level)) break;
+      if (run_ends && !(sole.level < end_level || (sole.level == end_level && sole.id < end_id))) break;
       ++next_sole;
-      // Its one class is fixed there unless fixed already (then it has no unfixed class); its level is the list's, its
-      // capacity left moving only as that class is fixed.
-      const FillLink& l = links[sole.link];
-      if (l.unfixed == 0) continue;
-      const std::uint32_t c = link_classes[l.first_class];
-      fix(c, rate_at(classes[c], sole.level));
+      // Its one class is fixed there unless fixed already; its level is the list's, its capacity left moving only as
+      // that class is fixed.
+      const FillClass& k = classes[sole.cls];
+      if (k.fixed) continue;
+      fix(sole.cls, rate_at(k, sole.level));
       if (unfixed_classes == 0) return;
     }
     const bool sole_first = next_sole < sole_count && before_top(soles[next_sole]);
@@ -1201,6 +1229,7 @@ void FlowNetwork::order_sole_links() {
   const auto level = [](const SoleLevel& e) { return e.level; };
   const auto id = [](const SoleLevel& e) { return e.id; };
   const auto level_now = [this](std::uint32_t link) { return fill_links_[link].rem / fill_links_[link].usage; };
+  const auto only_class = [this](std::uint32_t link) { return fill_link_classes_[fill_links_[link].first_class]; };
   if (!sole_links_apart_) {
     forget_sole_links();
     summed_links_.clear();
@@ -1217,7 +1246,7 @@ void FlowNetwork::order_sole_links() {
   sole_found_.clear();
   for (const std::uint32_t i : summed_links_) {
     if (!sole_listed_[i]) continue;
-    sole_found_.push_back(sole_sort_.place_of(sole_levels_, {sole_listed_level_[i], comp_links_[i], i}, level, id));
+    sole_found_.push_back(sole_sort_.place_of(sole_levels_, {sole_listed_level_[i], comp_links_[i], i, 0}, level, id));
   }
   std::sort(sole_found_.begin(), sole_found_.end());
   SoleLevel* const soles = sole_levels_.data();  // local pointer: see fill()
@@ -1234,20 +1263,21 @@ void FlowNetwork::order_sole_links() {
     } else {
       const double was = e.level;
       e.level = level_now(e.link);
+      e.cls = only_class(e.link);  // a patch may have given it another class at the same level
       if (e.level != was) {
         sole_moved_.push_back(e);
         stays = false;
       }
     }
     if (stays) soles[kept++] = e;
-    std::copy(soles + at + 1, soles + next, soles + kept);  // those up to the next found, in order
+    if (kept != at + 1) std::copy(soles + at + 1, soles + next, soles + kept);  // those up to the next found, in order
     kept += next - at - 1;
   }
   sole_levels_.resize(kept);
   summed_links_.clear();
   for (std::uint32_t i = soles_of_; i < fill_links_.size(); ++i)
-    if (fill_links_[i].classes == 1) sole_moved_.push_back({level_now(i), comp_links_[i], i});
-  for (const std::uint32_t i : sole_added_) sole_moved_.push_back({level_now(i), comp_links_[i], i});
+    if (fill_links_[i].classes == 1) sole_moved_.push_back({level_now(i), comp_links_[i], i, only_class(i)});
+  for (const std::uint32_t i : sole_added_) sole_moved_.push_back({level_now(i), comp_links_[i], i, only_class(i)});
   sole_added_.clear();
   for (const SoleLevel& e : sole_moved_) {
     sole_listed_[e.link] = 1;
@@ -1284,7 +1314,8 @@ bool FlowNetwork::check_overflows(double now) {
   to_check_.clear();
   for (const ClassId c : rose_) {
     Class& k = classes_[c];
-    if (!k.alive || k.rate <= k.safe_rate) continue;
+    const double rate = clocks_[c].rate;
+    if (!k.alive || rate <= k.safe_rate) continue;
     k.safe_rate = kNever;  // worked out again from its flows' links as they are now
     for (const Member& m : k.queue) {
       const Flow& f = flows_[m.flow];
@@ -1292,7 +1323,7 @@ bool FlowNetwork::check_overflows(double now) {
       for (const Hop& hop : f.route) {
         if (!links_[hop.link].unsolved_binding) continue;
         check(hop.link);
-        k.safe_rate = std::min(k.safe_rate, k.rate + links_[hop.link].headroom_part);
+        k.safe_rate = std::min(k.safe_rate, rate + links_[hop.link].headroom_part);
       }
     }
   }
