@@ -836,9 +836,6 @@ void FlowNetwork::patch_link(LinkId id) {
   };
   if (was_in && !in) relink_its_classes();  // those that lose it
   const auto classes = static_cast<std::uint32_t>(in ? l.classes.size() : 0);
-  // One that has one class now and had not is added to the ordered links of one class (one that had and has not is
-  // dropped from them: order_sole_links()).
-  if (classes == 1 && f.classes != 1 && l.local < soles_of_) sole_added_.push_back(l.local);
   make_room(fill_link_classes_, f.first_class, f.classes, classes);
   f.classes = classes;
   for (std::uint32_t j = 0; j < classes; ++j) fill_link_classes_[f.first_class + j] = classes_[l.classes[j]].local;
@@ -1221,70 +1218,82 @@ void FlowNetwork::order_bounds() {
                          [](const BoundLevel& b) { return b.id; });
 }
 
-// Readies sole_levels_ for the filling: the components' links of one class in the order the heap would pop them, by
-// level, then link id. The kept components' links are those of the list: the levels of those whose classes were
-// summed again (summed_links_) are read again, and those that moved (a class's flows) are ordered apart with the links
-// gathered since (all of them after a gather anew), then merged into the others, which stay in order.
+// Readies sole_levels_ for the filling: for each class with links of its own (of one class), the first of them in the
+// order the heap would pop them, by level, then link id. Its others come after it in that order, when the class is
+// fixed already, so the filling would only pass them by (Prague at 16,384 ranks: half the list, a flow's two node
+// links). A class's first link changes only where read_changes() summed a link again (a patch or a change of its
+// classes' flows, which moves a level; a gather anew lists every link again): the classes of those links are read
+// again, and their entries that moved leave the list and are ordered apart, then merged into the others, which stay in
+// order.
 void FlowNetwork::order_sole_links() {
   const auto level = [](const SoleLevel& e) { return e.level; };
   const auto id = [](const SoleLevel& e) { return e.id; };
-  const auto level_now = [this](std::uint32_t link) { return fill_links_[link].rem / fill_links_[link].usage; };
-  const auto only_class = [this](std::uint32_t link) { return fill_link_classes_[fill_links_[link].first_class]; };
   if (!sole_links_apart_) {
     forget_sole_links();
     summed_links_.clear();
     return;
   }
-  sole_moved_.clear();
-  // The entries whose level is as it was stay in place, in order; the others leave for sole_moved_. A link's level is
-  // its capacity left over its usage, which within kept components change only where read_changes() sums the link's
-  // classes again, as a patch or a change of its class's flows asks (a gather anew lists every link again): the others
-  // keep theirs unread. So only the entries of links summed again are read, found by their level and id (Prague at
-  // 16,384 ranks: one filling in four has one or two, in a list of 2,700), and the list closes over those that leave.
-  sole_listed_.resize(fill_links_.size());
+  sole_entry_class_.resize(fill_links_.size(), kNotListed);
   sole_listed_level_.resize(fill_links_.size());
-  sole_found_.clear();
-  for (const std::uint32_t i : summed_links_) {
-    if (!sole_listed_[i]) continue;
-    sole_found_.push_back(sole_sort_.place_of(sole_levels_, {sole_listed_level_[i], comp_links_[i], i, 0}, level, id));
+  sole_entry_of_.resize(fill_classes_.size(), kNotListed);
+  sole_dirty_.resize(fill_classes_.size(), 0);
+  sole_dirty_classes_.clear();
+  const auto read_again = [this](std::uint32_t c) {
+    if (sole_dirty_[c]) return;
+    sole_dirty_[c] = 1;
+    sole_dirty_classes_.push_back(c);
+  };
+  if (!soles_whole_) {  // emptied: every class is read
+    for (std::uint32_t c = 0; c < fill_classes_.size(); ++c) read_again(c);
+    soles_whole_ = true;
   }
+  for (const std::uint32_t i : summed_links_) {
+    if (sole_entry_class_[i] != kNotListed) read_again(sole_entry_class_[i]);
+    if (fill_links_[i].classes == 1) read_again(fill_link_classes_[fill_links_[i].first_class]);
+  }
+  summed_links_.clear();
+  // Each such class's first link of its own now; where it is not its entry, the entry leaves (found by its level and
+  // id), and the new one is added once every entry that leaves is found (a link may pass from one class to another).
+  sole_found_.clear();
+  sole_moved_.clear();
+  for (const std::uint32_t c : sole_dirty_classes_) {
+    sole_dirty_[c] = 0;
+    const FillClass& k = fill_classes_[c];
+    SoleLevel first{kNever, 0, kNotListed, c};
+    for (std::uint32_t j = k.first_link; j < k.first_link + k.links; ++j) {
+      const std::uint32_t link = fill_class_links_[j];
+      const FillLink& l = fill_links_[link];
+      if (l.classes != 1) continue;
+      const SoleLevel e{l.rem / l.usage, comp_links_[link], link, c};  // capacity left over usage, as a filling begins
+      if (first.link == kNotListed || e.level < first.level || (e.level == first.level && e.id < first.id)) first = e;
+    }
+    const std::uint32_t was = sole_entry_of_[c];
+    if (was != kNotListed && was == first.link && sole_listed_level_[was] == first.level) continue;  // as it was
+    if (was != kNotListed) {
+      sole_found_.push_back(
+          sole_sort_.place_of(sole_levels_, {sole_listed_level_[was], comp_links_[was], was, c}, level, id));
+      sole_entry_class_[was] = kNotListed;
+      sole_entry_of_[c] = kNotListed;
+    }
+    if (first.link != kNotListed) sole_moved_.push_back(first);
+  }
+  for (const SoleLevel& e : sole_moved_) {
+    sole_entry_class_[e.link] = e.cls;
+    sole_entry_of_[e.cls] = e.link;
+    sole_listed_level_[e.link] = e.level;
+  }
+  // The list closes over the entries that leave, moving the blocks between them.
   std::sort(sole_found_.begin(), sole_found_.end());
   SoleLevel* const soles = sole_levels_.data();  // local pointer: see fill()
   const std::size_t sole_count = sole_levels_.size();
   std::size_t kept = sole_found_.empty() ? sole_count : sole_found_.front();
   for (std::size_t f = 0; f < sole_found_.size(); ++f) {
-    const std::size_t at = sole_found_[f];
     const std::size_t next = f + 1 < sole_found_.size() ? sole_found_[f + 1] : sole_count;
-    SoleLevel e = soles[at];
-    bool stays = true;
-    if (fill_links_[e.link].classes != 1) {  // a patch gave it other classes, or none
-      sole_listed_[e.link] = 0;
-      stays = false;
-    } else {
-      const double was = e.level;
-      e.level = level_now(e.link);
-      e.cls = only_class(e.link);  // a patch may have given it another class at the same level
-      if (e.level != was) {
-        sole_moved_.push_back(e);
-        stays = false;
-      }
-    }
-    if (stays) soles[kept++] = e;
-    if (kept != at + 1) std::copy(soles + at + 1, soles + next, soles + kept);  // those up to the next found, in order
-    kept += next - at - 1;
+    std::copy(soles + sole_found_[f] + 1, soles + next, soles + kept);
+    kept += next - sole_found_[f] - 1;
   }
   sole_levels_.resize(kept);
-  summed_links_.clear();
-  for (std::uint32_t i = soles_of_; i < fill_links_.size(); ++i)
-    if (fill_links_[i].classes == 1) sole_moved_.push_back({level_now(i), comp_links_[i], i, only_class(i)});
-  for (const std::uint32_t i : sole_added_) sole_moved_.push_back({level_now(i), comp_links_[i], i, only_class(i)});
-  sole_added_.clear();
-  for (const SoleLevel& e : sole_moved_) {
-    sole_listed_[e.link] = 1;
-    sole_listed_level_[e.link] = e.level;
-  }
-  soles_of_ = static_cast<std::uint32_t>(fill_links_.size());
-  sole_sort_.merge_into(sole_levels_, sole_moved_, level, id);  // nothing to do where none moved or was added
+  sole_sort_.merge_into(sole_levels_, sole_moved_, level, id);  // nothing to do where none moved
 }
 
 double FlowNetwork::load(const Link& l) const {

@@ -342,10 +342,12 @@ class FlowNetwork {
   void order_bounds();
   void order_sole_links();
   void forget_sole_links() {
-    for (const SoleLevel& e : sole_levels_) sole_listed_[e.link] = 0;
+    for (const SoleLevel& e : sole_levels_) {
+      sole_entry_class_[e.link] = kNotListed;
+      sole_entry_of_[e.cls] = kNotListed;
+    }
     sole_levels_.clear();
-    soles_of_ = 0;
-    sole_added_.clear();
+    soles_whole_ = false;
   }
   void forget_bounds() {
     bound_levels_.clear();
@@ -426,13 +428,20 @@ class FlowNetwork {
   std::uint64_t patched_solves_ = 0;
   std::vector<Level> levels_;  // a min-heap, kept allocated between solves
   bool sole_links_apart_ = true;
-  std::vector<SoleLevel> sole_levels_;  // in the order the heap would pop them (fill())
-  std::uint32_t soles_of_ = 0;          // sole_levels_ holds the links of one class among fill_links_[0, soles_of_)
-  std::vector<SoleLevel> sole_moved_;  // order_sole_links()'s scratch
-  // By fill link: whether sole_levels_ holds it, and at which level (kept with the list); order_sole_links()'s scratch.
-  std::vector<std::uint8_t> sole_listed_;
+  // Each class's first link of one class, in the order the heap would pop them (fill(), order_sole_links()).
+  std::vector<SoleLevel> sole_levels_;
+  bool soles_whole_ = false;  // it holds every class's entry (forget_sole_links() empties it: all are read again)
+  // Kept with the list: by fill link, the class whose entry it is (or kNotListed) and the entry's level; by fill
+  // class, the link of its entry (or kNotListed).
+  static constexpr std::uint32_t kNotListed = std::numeric_limits<std::uint32_t>::max();
+  std::vector<std::uint32_t> sole_entry_class_;
   std::vector<double> sole_listed_level_;
+  std::vector<std::uint32_t> sole_entry_of_;
+  // order_sole_links()'s scratch.
+  std::vector<SoleLevel> sole_moved_;
   std::vector<std::size_t> sole_found_;
+  std::vector<std::uint8_t> sole_dirty_;
+  std::vector<std::uint32_t> sole_dirty_classes_;
   // The fill links read_changes() summed again, each once, since the last filling, which reads them (fill() sorts them)
   // and clears them (order_sole_links(); every read_changes() is followed by a filling).
   std::vector<std::uint32_t> summed_links_;
@@ -440,7 +449,6 @@ class FlowNetwork {
   // The links of more than one class at the last filling, in index order (fill()), and fill()'s scratch.
   std::vector<std::uint32_t> multi_links_;
   std::vector<std::uint32_t> multi_found_;
-  std::vector<std::uint32_t> sole_added_;  // links among fill_links_[0, soles_of_) a patch left with one class
   LevelIdSort<SoleLevel> sole_sort_;
   LevelIdSort<BoundLevel> bound_sort_;
   std::vector<BoundLevel> bound_levels_;  // the bounded classes' levels, ascending
