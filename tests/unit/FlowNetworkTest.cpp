@@ -596,15 +596,18 @@ TEST(FlowNetwork, AClassWithNoKeyIsNotAmongTheKeptComponents) {
 
 // Runs 400 flows on `apart` and on a network whose filling keeps every link in its heap, in lockstep (the same rates to
 // the bit at every event): nine flows in ten go from their node to its pool with the penalty and bound
-// `node_class(route)` gives, the rest between random nodes, a third of them bounded below their narrowest link.
+// `node_class(route)` gives, the rest between random nodes, a third of them bounded below their narrowest link. With
+// `toggle`, `apart` keeps its links of one class in its heap too from the 40th flow of each hundred to the 60th.
 template <class NodeClass>
 void expect_apart_gives_heaped_bits(std::mt19937_64& rng, const std::vector<double>& capacity, FlowNetwork& apart,
-                                    NodeClass node_class) {
+                                    NodeClass node_class, bool toggle = false) {
   std::uniform_real_distribution<double> unit(0, 1);
   FlowNetwork heaped;
   heaped.sole_links_apart(false);
   Lockstep both(apart, heaped, capacity);
   for (int i = 0; i < 400; ++i) {
+    if (toggle && i % 100 == 40) apart.sole_links_apart(false);
+    if (toggle && i % 100 == 60) apart.sole_links_apart(true);
     both.run_to(both.now() + 0.01 * unit(rng));
     LinkIds route = pooled_route(rng);
     double penalty = unit(rng) < 0.3 ? 1.0 : 0.5 + unit(rng);
@@ -637,6 +640,20 @@ TEST(FlowNetwork, LinksOfOneClassApartFromTheHeapGiveTheBitsOfTheHeap) {
       return std::pair{1 + 0.25 * (route[0] % 3), narrowest_link(route, capacity)};
     });
     EXPECT_GT(apart.kept_solves(), 0u) << "trial " << trial;  // the kept list's reordering was exercised
+  }
+}
+
+// Links of one class put apart again in the middle of a run (after fillings with them in the heap, which leave the
+// list empty): the list is made whole again, every class's first link of one class, the same bits as the heap.
+TEST(FlowNetwork, LinksOfOneClassPutApartAgainMidRunGiveTheBitsOfTheHeap) {
+  std::mt19937_64 rng(31);
+  for (int trial = 0; trial < 4; ++trial) {
+    FlowNetwork apart;
+    const std::vector<double> capacity = pooled_capacities(rng);
+    expect_apart_gives_heaped_bits(
+        rng, capacity, apart,
+        [&](const LinkIds& route) { return std::pair{1 + 0.25 * (route[0] % 3), narrowest_link(route, capacity)}; },
+        true);
   }
 }
 
