@@ -25,7 +25,8 @@
 // - In the filling, a link of one class keeps its level until it fills or its class is fixed elsewhere, so it needs
 //   no place in the heap of levels: those links wait in a list sorted by level and id, merged with the heap as it
 //   pops, in the same order (Prague at 16,384 ranks: 2,200 of a solve's 2,250 links are node links of one class,
-//   whose heap was half the filling).
+//   whose heap was half the filling). Only each class's first such link is listed: its others come after it, its
+//   class then fixed (a flow's two node links, half the list).
 // - Between two solves most changes only move flows between classes that exist, so the components gathered last are
 //   kept while nothing that shapes them changes, and only what does (each class's flows, each link's capacity left and
 //   usage) is read again (Prague at 4,096 ranks: two solves in three keep them). A change that reaches a component not
