@@ -543,19 +543,34 @@ void FlowNetwork::solve(double now) {
         if (rate > f.rate) rose_.push_back(class_ids[i]);
         f.rate = rate;
         set_clock_rate(class_ids[i], rate, now);
+        if (sole_links_apart_)
+          for (std::uint32_t j = f.first_link + f.shared_links; j < f.first_link + f.links; ++j)
+            settle_own_link(fill_class_links_[j]);
       }
       FillLink* const links = fill_links_.data();
       FillLinkLoad* const loads = fill_link_loads_.data();
       const LinkId* const link_ids = comp_links_.data();
-      const std::size_t link_count = comp_links_.size();
-      for (std::size_t i = 0; i < link_count; ++i) {
+      // What the filling left on the links it moved: each one's use, whether it leaves the solve, and its state readied
+      // for the next filling.
+      const auto settle = [&](std::uint32_t i) {
         FillLink& f = links[i];
-        if (f.classes == 0) continue;  // left the solve or binds no more since it was laid out
         FillLinkLoad& l = loads[i];
         l.used = l.capacity - f.rem;
         if (leaves_solve(l.flows, l.capacity, l.used)) slack_.push_back(link_ids[i]);
         ready_for_filling(f, l);  // here: read_changes() readies only the links it sums again
+      };
+      if (sole_links_apart_) {
+        // The links of one class kept their state (fix()): those whose class's rate changed, above, and those whose
+        // use may differ from what their class carries now are worked out; the others carry what they did.
+        for (const std::uint32_t i : multi_links_) settle(i);
+        for (const std::uint32_t i : to_settle_) settle_own_link(i);
+      } else {
+        for (const std::uint32_t i : to_settle_) fill_link_loads_[i].to_settle = false;
+        const std::size_t link_count = comp_links_.size();
+        for (std::size_t i = 0; i < link_count; ++i)
+          if (links[i].classes != 0) settle(static_cast<std::uint32_t>(i));  // else left the solve or binds no more
       }
+      to_settle_.clear();
     }
     rose_sort_.sort(rose_);  // checked in id order, whatever the component's order
     end_batch();
@@ -708,6 +723,7 @@ void FlowNetwork::set_changed_rates(double now) {
   for (const LinkId id : touched_links_) {
     const Link& l = links_[id];
     used_of(id) += l.change;  // a link whose classes all ended has left the solve: its use is read no more
+    if (among_fill_arrays(l, comp_links_, id)) settle_later(l.local);  // the next filling works out its use anew
     if (l.classes.size() != 1) continue;
     // As fill() finds it: a link of one class has its capacity less that class's flows at its rate left.
     const ClassId only = l.classes.front();
@@ -740,6 +756,9 @@ bool FlowNetwork::gather_component() {
     fill_link_loads_.clear();
     reread_links_.clear();
     multi_links_.clear();
+    unsorted_classes_.clear();  // every class is laid out again, and listed again
+    sorted_as_sole_.clear();    // and every link summed again, as having had more than one class
+    to_settle_.clear();
     fill_class_links_.clear();
     fill_link_classes_.clear();
     part_first_.clear();
@@ -866,6 +885,7 @@ void FlowNetwork::relink(std::uint32_t local) {
   for (const LinkId id : k.key) links += links_[id].binds() ? 1 : 0;
   make_room(fill_class_links_, f.first_link, f.links, links);
   f.links = links;
+  unsorted_classes_.push_back(local);
   const bool was_capped = f.capped_by_link;
   f.capped_by_link = false;
   std::uint32_t at = f.first_link;
@@ -1013,6 +1033,7 @@ void FlowNetwork::lay_out_from(std::size_t next) {
       for (const LinkId link : classes_[comp_classes_[next + 2]].key) __builtin_prefetch(&links_[link]);
     const Class& k = classes_[comp_classes_[next]];
     fill_classes_[next].first_link = static_cast<std::uint32_t>(fill_class_links_.size());
+    unsorted_classes_.push_back(static_cast<std::uint32_t>(next));
     for (const LinkId link : k.key) {
       const Link& l = links_[link];
       if (!l.binds()) continue;
@@ -1058,8 +1079,10 @@ void FlowNetwork::fill() {
   // gather flags it (reread()), and read_changes() then sums it again, so those of the last filling that still have
   // more than one and those summed since are all (Prague at 16,384 ranks: 67 of a filling's 2,955 links, 144 of them
   // with no class left). Both lists index the arrays as they are: a gather anew clears them.
+  sort_class_links();
+  const bool sole_links_apart = sole_links_apart_;
   multi_found_.clear();
-  if (sole_links_apart_) {
+  if (sole_links_apart) {
     std::sort(summed_links_.begin(), summed_links_.end());  // order_sole_links() reads it in any order
     const std::uint32_t* last = multi_links_.data();
     const std::uint32_t* const last_end = last + multi_links_.size();
@@ -1099,7 +1122,10 @@ void FlowNetwork::fill() {
     k.fixed = true;
     --unfixed_classes;
     k.new_rate = rate;
-    for (std::uint32_t i = k.first_link; i < k.first_link + k.links; ++i) {
+    // With links of one class apart, a class's own links keep their state: no other class moves them, the list
+    // holds their levels, and the solve after the filling works out what they carry from the class's rate.
+    const std::uint32_t end = k.first_link + (sole_links_apart ? k.shared_links : k.links);
+    for (std::uint32_t i = k.first_link; i < end; ++i) {
       FillLink& l = links[class_links[i]];
       l.rem -= k.members * rate;
       --l.unfixed;
@@ -1198,6 +1224,50 @@ void FlowNetwork::fill() {
       if (!k.fixed) fix(c, rate_at(k, e.level));
     }
   }
+}
+
+// Sorts the links of each class whose list was written since (laid out, relinked) or which crosses a link summed again
+// whose classes passed from one to more or back: those it shares first (shared_links), then its own, for fix(). Both
+// keep their order; a class's links are updated in no order that matters (each link's updates keep theirs).
+void FlowNetwork::sort_class_links() {
+  sorted_as_sole_.resize(fill_links_.size(), 0);
+  for (const std::uint32_t i : summed_links_) {
+    const FillLink& l = fill_links_[i];
+    const bool sole = l.classes == 1;
+    if (sole) settle_later(i);  // its class's flows, or its class, changed
+    if (sole == static_cast<bool>(sorted_as_sole_[i])) continue;
+    sorted_as_sole_[i] = sole;
+    for (std::uint32_t j = l.first_class; j < l.first_class + l.classes; ++j)
+      unsorted_classes_.push_back(fill_link_classes_[j]);
+  }
+  for (const std::uint32_t c : unsorted_classes_) {
+    FillClass& k = fill_classes_[c];
+    std::uint32_t* const first = fill_class_links_.data() + k.first_link;
+    const auto own = std::stable_partition(first, first + k.links,
+                                           [this](std::uint32_t link) { return fill_links_[link].classes != 1; });
+    k.shared_links = static_cast<std::uint32_t>(own - first);
+  }
+  unsorted_classes_.clear();
+}
+
+// The fill link's use is worked out again after the next filling (settle_own_link(), if it has one class then).
+void FlowNetwork::settle_later(std::uint32_t local) {
+  FillLinkLoad& load = fill_link_loads_[local];
+  if (load.to_settle) return;
+  load.to_settle = true;
+  to_settle_.push_back(local);
+}
+
+// After a filling, with links of one class apart, a link of one class (fix() left its state as it was): its class's
+// flows at its rate, worked out as fix() would have subtracted them from its capacity, and whether it leaves the solve.
+void FlowNetwork::settle_own_link(std::uint32_t local) {
+  FillLinkLoad& l = fill_link_loads_[local];
+  l.to_settle = false;
+  const FillLink& f = fill_links_[local];
+  if (f.classes != 1) return;  // one of more classes is settled with the filling's (multi_links_)
+  const FillClass& only = fill_classes_[fill_link_classes_[f.first_class]];
+  l.used = l.capacity - (l.capacity - only.members * only.rate);
+  if (leaves_solve(l.flows, l.capacity, l.used)) slack_.push_back(comp_links_[local]);
 }
 
 // Readies bound_levels_ for the filling: the bounds of the classes whose bound enters it, by level, then class id. The

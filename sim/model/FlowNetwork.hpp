@@ -26,7 +26,9 @@
 //   no place in the heap of levels: those links wait in a list sorted by level and id, merged with the heap as it
 //   pops, in the same order (Prague at 16,384 ranks: 2,200 of a solve's 2,250 links are node links of one class,
 //   whose heap was half the filling). Only each class's first such link is listed: its others come after it, its
-//   class then fixed (a flow's two node links, half the list).
+//   class then fixed (a flow's two node links, half the list). Nor does the filling move what such a link carries:
+//   the solve after it works it out from the class's rate, where that changed (a class's links are kept with those it
+//   shares first: fix() walks those alone).
 // - Between two solves most changes only move flows between classes that exist, so the components gathered last are
 //   kept while nothing that shapes them changes, and only what does (each class's flows, each link's capacity left and
 //   usage) is read again (Prague at 4,096 ranks: two solves in three keep them). A change that reaches a component not
@@ -262,6 +264,9 @@ class FlowNetwork {
     // a solve's 2,250). Flagged exactly while listed in reread_links_ (a link laid out is, once: lay_out_link()).
     double weights = 0;
     bool reread = true;
+    // Of one class, with links of one class apart: its use is worked out again after the next filling (its flows or
+    // classes changed, or a local solve added to it), else only where its class's rate changes (settle_own_link()).
+    bool to_settle = false;
   };
   // A link as a filling begins: its whole capacity left, every class unfixed, their weights its usage.
   static void ready_for_filling(FillLink& f, const FillLinkLoad& load) {
@@ -279,6 +284,8 @@ class FlowNetwork {
     std::uint32_t members = 0;
     std::uint32_t first_link = 0;  // its links that can bind: fill_class_links_[first_link, first_link + links)
     std::uint32_t links = 0;
+    // Its first links, those it shares with other classes (then its links of one class: sort_class_links()).
+    std::uint32_t shared_links = 0;
     bool fixed = false;
     bool capped_by_link = false;  // its bound needs no entry in this fill (fill())
   };
@@ -341,6 +348,9 @@ class FlowNetwork {
   void lay_out_from(std::size_t next);
   void fill();
   void order_bounds();
+  void sort_class_links();
+  void settle_later(std::uint32_t local);
+  void settle_own_link(std::uint32_t local);
   void order_sole_links();
   void forget_sole_links() {
     for (const SoleLevel& e : sole_levels_) {
@@ -450,6 +460,11 @@ class FlowNetwork {
   // The links of more than one class at the last filling, in index order (fill()), and fill()'s scratch.
   std::vector<std::uint32_t> multi_links_;
   std::vector<std::uint32_t> multi_found_;
+  // Each class's links are sorted shared first (sort_class_links()) once laid out or relinked (these, by fill class),
+  // and again where a link's classes pass from one to more or back (by fill link: whether it had one when last sorted).
+  std::vector<std::uint32_t> unsorted_classes_;
+  std::vector<std::uint8_t> sorted_as_sole_;
+  std::vector<std::uint32_t> to_settle_;  // the fill links flagged FillLinkLoad::to_settle
   LevelIdSort<SoleLevel> sole_sort_;
   LevelIdSort<BoundLevel> bound_sort_;
   std::vector<BoundLevel> bound_levels_;  // the bounded classes' levels, ascending
