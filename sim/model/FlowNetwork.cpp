@@ -530,7 +530,7 @@ void FlowNetwork::solve(double now) {
       ++local_solves_done_;
     } else if (gather_component()) {
       fill();
-      // Local pointers (see fill()); set_class_rate() resizes none of these arrays.
+      // Local pointers (see fill()); set_clock_rate() and settle_own_link() resize none of these arrays.
       FillClass* const classes = fill_classes_.data();
       const ClassId* const class_ids = comp_classes_.data();
       const std::size_t class_count = comp_classes_.size();
@@ -925,7 +925,7 @@ bool FlowNetwork::keep_or_extend() {
     }
   }
   if (2 * reached < comp_classes_.size()) return false;
-  // fill() orders the bounds and links of one class of those gathered now (bounds_of_, soles_of_).
+  // fill() orders the bounds of those gathered now (bounds_of_) and reads their classes' links of one class.
   ++(added ? extended_solves_ : kept_solves_);
   return true;
 }
@@ -1054,9 +1054,9 @@ void FlowNetwork::lay_out_from(std::size_t next) {
 // class fixed on it. The classes' bounds are apart from the heap, in ascending order: they seldom change between
 // solves and usually share one level (one node bandwidth and one route latency across a component; Prague at 4,096
 // ranks: 97 bounded classes, one level), so they cost a scan, not a heap entry each. So do the links of one class
-// (sole_levels_): fixing a class raises the levels of its other links, but a link of one class then has no class left
-// to fix, so its level never moves and its entry would never be pushed again; the list and the heap are merged by
-// the heap's order.
+// (sole_levels_, each class's first): fixing a class raises the levels of its other links, but a link of one class
+// then has no class left to fix, so its level never moves and its entry would never be pushed again; the list and the
+// heap are merged by the heap's order, and with them apart fix() leaves such links as they were (settle_own_link()).
 void FlowNetwork::fill() {
   // The arrays are read through local pointers: through `this`, every store to a link or class would make the
   // compiler load each vector's pointers again (a third of the filling's instructions, Prague at 16,384 ranks).
@@ -1179,11 +1179,10 @@ void FlowNetwork::fill() {
       const SoleLevel& sole = soles[next_sole];
       if (run_ends && !(sole.level < end_level || (sole.level == end_level && sole.id < end_id))) break;
       ++next_sole;
-      // Its one class is fixed there unless fixed already; its level is the list's, its capacity left moving only as
-      // that class is fixed.
-      const FillClass& k = classes[sole.cls];
+      // Its one class is fixed there unless fixed already; its level is the list's (nothing in the filling moves it).
+      const FillClass& k = classes[sole.fill_class];
       if (k.fixed) continue;
-      fix(sole.cls, rate_at(k, sole.level));
+      fix(sole.fill_class, rate_at(k, sole.level));
       if (unfixed_classes == 0) return;
     }
     const bool sole_first = next_sole < sole_count && before_top(soles[next_sole]);
@@ -1304,8 +1303,8 @@ void FlowNetwork::order_sole_links() {
     return;
   }
   sole_entry_class_.resize(fill_links_.size(), kNotListed);
-  sole_listed_level_.resize(fill_links_.size());
-  sole_entry_of_.resize(fill_classes_.size(), kNotListed);
+  sole_entry_level_.resize(fill_links_.size());
+  sole_entry_link_.resize(fill_classes_.size(), kNotListed);
   sole_dirty_.resize(fill_classes_.size(), 0);
   sole_dirty_classes_.clear();
   const auto read_again = [this](std::uint32_t c) {
@@ -1337,20 +1336,20 @@ void FlowNetwork::order_sole_links() {
       const SoleLevel e{l.rem / l.usage, comp_links_[link], link, c};  // capacity left over usage, as a filling begins
       if (first.link == kNotListed || e.level < first.level || (e.level == first.level && e.id < first.id)) first = e;
     }
-    const std::uint32_t was = sole_entry_of_[c];
-    if (was != kNotListed && was == first.link && sole_listed_level_[was] == first.level) continue;  // as it was
+    const std::uint32_t was = sole_entry_link_[c];
+    if (was != kNotListed && was == first.link && sole_entry_level_[was] == first.level) continue;  // as it was
     if (was != kNotListed) {
       sole_found_.push_back(
-          sole_sort_.place_of(sole_levels_, {sole_listed_level_[was], comp_links_[was], was, c}, level, id));
+          sole_sort_.place_of(sole_levels_, {sole_entry_level_[was], comp_links_[was], was, c}, level, id));
       sole_entry_class_[was] = kNotListed;
-      sole_entry_of_[c] = kNotListed;
+      sole_entry_link_[c] = kNotListed;
     }
     if (first.link != kNotListed) sole_moved_.push_back(first);
   }
   for (const SoleLevel& e : sole_moved_) {
-    sole_entry_class_[e.link] = e.cls;
-    sole_entry_of_[e.cls] = e.link;
-    sole_listed_level_[e.link] = e.level;
+    sole_entry_class_[e.link] = e.fill_class;
+    sole_entry_link_[e.fill_class] = e.link;
+    sole_entry_level_[e.link] = e.level;
   }
   // The list closes over the entries that leave, moving the blocks between them.
   std::sort(sole_found_.begin(), sole_found_.end());

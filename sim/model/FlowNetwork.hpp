@@ -226,13 +226,13 @@ class FlowNetwork {
     std::uint32_t link;  // its index in fill_links_
     std::uint32_t version;
   };
-  // A link of one class in the filling: its level and id, its index in fill_links_, and its class's in fill_classes_ (so
-  // that the filling reads no link of one class). Ordered as the heap orders Levels.
+  // A link of one class in the filling: its level and id, its index in fill_links_, and its class's in fill_classes_
+  // (so that the filling reads no link of one class). Ordered as the heap orders Levels.
   struct SoleLevel {
     double level;
     LinkId id;
     std::uint32_t link;
-    std::uint32_t cls;
+    std::uint32_t fill_class;
     bool operator<(const SoleLevel& o) const { return level < o.level || (level == o.level && id < o.id); }
   };
   // A class's bound in the filling: its level (bound x penalty), the class's id and its index in the fill arrays, so
@@ -245,6 +245,7 @@ class FlowNetwork {
   // What the filling reads and writes of the component's links and classes, copied side by side when gathered, with
   // each one's links or classes as local indices in one array: the filling then walks contiguous memory instead of
   // the links' and classes' own records and lists (Prague at 16,384 ranks: 2,300 classes and 2,250 links a solve).
+  // With links of one class apart, a link of one class keeps the state ready_for_filling() gives it (fix() leaves it).
   struct FillLink {
     double rem = 0;    // capacity left
     double usage = 0;  // its unfixed classes' flows, each weighted 1 / penalty
@@ -278,8 +279,8 @@ class FlowNetwork {
     double penalty = 1, bound = kNever;
     double weight = 0;  // members / penalty: its flows' part of each link's usage, divided as its flows change
     double new_rate = 0;
-    // The class's rate and flows, kept equal to its record's while it is among the fill arrays (fill_class_of()), so
-    // that a solve reads only the records of the classes whose rate changes.
+    // The class's rate and flows, kept equal to its clock's and record's while it is among the fill arrays
+    // (fill_class_of()), so that a solve reads only the clocks of the classes whose rate changes.
     double rate = 0;
     std::uint32_t members = 0;
     std::uint32_t first_link = 0;  // its links that can bind: fill_class_links_[first_link, first_link + links)
@@ -355,7 +356,7 @@ class FlowNetwork {
   void forget_sole_links() {
     for (const SoleLevel& e : sole_levels_) {
       sole_entry_class_[e.link] = kNotListed;
-      sole_entry_of_[e.cls] = kNotListed;
+      sole_entry_link_[e.fill_class] = kNotListed;
     }
     sole_levels_.clear();
     soles_whole_ = false;
@@ -446,8 +447,8 @@ class FlowNetwork {
   // class, the link of its entry (or kNotListed).
   static constexpr std::uint32_t kNotListed = std::numeric_limits<std::uint32_t>::max();
   std::vector<std::uint32_t> sole_entry_class_;
-  std::vector<double> sole_listed_level_;
-  std::vector<std::uint32_t> sole_entry_of_;
+  std::vector<double> sole_entry_level_;
+  std::vector<std::uint32_t> sole_entry_link_;
   // order_sole_links()'s scratch.
   std::vector<SoleLevel> sole_moved_;
   std::vector<std::size_t> sole_found_;
