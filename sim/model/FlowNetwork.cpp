@@ -69,6 +69,7 @@ void FlowNetwork::set_capacity(LinkId link, double capacity_Bps, double now) {
 FlowNetwork::FlowId FlowNetwork::start(double now, std::span<const LinkId> route, double bytes, double latency_s,
                                        double penalty, double bound_Bps) {
   if (!(penalty > 0)) throw std::invalid_argument("FlowNetwork: a flow's penalty must be positive");
+  if (std::isnan(bytes)) throw std::invalid_argument("FlowNetwork: a flow's bytes must be a number (NaN given)");
   const FlowId id = take_free_slot(flows_, free_flows_, "FlowNetwork: flows");
   Flow& f = flows_[id];
   f.route.assign(route.size(), [route](std::size_t i) { return Hop{route[i], 0}; });  // places: begin_moving()

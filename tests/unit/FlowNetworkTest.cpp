@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <random>
 #include <string>
@@ -773,6 +774,25 @@ TEST(FlowNetwork, UnderASolveWindowEachChangeTakesEffectAtTheWindowsEnd) {
     EXPECT_DOUBLE_EQ(ends.at(a), window > 0 ? 15.75 : 15);
     EXPECT_DOUBLE_EQ(ends.at(b), window > 0 ? 12.5 : 12);
   }
+}
+
+// A flow's penalty must be positive and its bytes a number: each refused with an error that names it, the network left
+// as it was.
+TEST(FlowNetwork, RefusesAFlowOfNoPenaltyOrOfNaNBytes) {
+  FlowNetwork net;
+  const LinkIds link{net.add_link(100)};
+  EXPECT_THROW(net.start(0, link, 10, 0, 0, 1e9), std::invalid_argument);
+  try {
+    net.start(0, link, std::numeric_limits<double>::quiet_NaN(), 0, 1, 1e9);
+    ADD_FAILURE() << "NaN bytes accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("bytes"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(net.flows_in_flight(), 0u);
+  net.start(0, link, 10, 0, 1, 1e9);  // a valid one still runs, and ends (10 bytes at 100 B/s)
+  EXPECT_EQ(net.flows_in_flight(), 1u);
+  advance_to(net, 1);
+  EXPECT_EQ(net.flows_in_flight(), 0u);
 }
 
 TEST(FlowNetwork, ChangesWithinOneWindowAreSolvedTogether) {
