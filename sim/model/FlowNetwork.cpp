@@ -17,6 +17,12 @@ constexpr double kOverflowMargin = 1e-9;
 // a filling's sums, so a link with more room than this is full at no level of the filling.
 constexpr double kFullMargin = 1e-6;
 
+// What a link of one class carries as a filling finds it: its capacity less its class's flows at their rate is left
+// (fix()'s subtraction), and its capacity less that is used. Both a local solve and the solve after a filling ask it.
+double one_class_use(double capacity, std::uint32_t members, double rate) {
+  return capacity - (capacity - members * rate);
+}
+
 // A link of few flows that a solve finds under half full leaves the solve (solve()).
 bool leaves_solve(std::size_t flows, double capacity, double used) {
   return flows <= FlowNetwork::kFewFlows && used < 0.5 * capacity;
@@ -726,10 +732,9 @@ void FlowNetwork::set_changed_rates(double now) {
     used_of(id) += l.change;  // a link whose classes all ended has left the solve: its use is read no more
     if (among_fill_arrays(l, comp_links_, id)) settle_later(l.local);  // the next filling works out its use anew
     if (l.classes.size() != 1) continue;
-    // As fill() finds it: a link of one class has its capacity less that class's flows at its rate left.
     const ClassId only = l.classes.front();
-    const double left = l.capacity - classes_[only].members * clocks_[only].rate;
-    if (leaves_solve(l.moving.size(), l.capacity, l.capacity - left)) slack_.push_back(id);
+    const double used = one_class_use(l.capacity, classes_[only].members, clocks_[only].rate);
+    if (leaves_solve(l.moving.size(), l.capacity, used)) slack_.push_back(id);
   }
 }
 
@@ -1266,7 +1271,7 @@ void FlowNetwork::settle_own_link(std::uint32_t local) {
   const FillLink& f = fill_links_[local];
   if (f.classes != 1) return;  // one of more classes is settled with the filling's (multi_links_)
   const FillClass& only = fill_classes_[fill_link_classes_[f.first_class]];
-  l.used = l.capacity - (l.capacity - only.members * only.rate);
+  l.used = one_class_use(l.capacity, only.members, only.rate);
   if (leaves_solve(l.flows, l.capacity, l.used)) slack_.push_back(comp_links_[local]);
 }
 
