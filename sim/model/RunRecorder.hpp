@@ -92,9 +92,10 @@ class RunRecorder final : public StepObserver, public WaitObserver {
   // Wall seconds since the recorder was made at which the last training rank finished each step, for the steps every
   // training rank has finished, in step order (a step cannot be finished by all before the one before it is).
   const std::vector<double>& step_end_wall_s() const { return step_end_wall_s_; }
-  // Wall time per step within the run: from the end of the first step to the end of the last, over the steps between
-  // (null before two steps have ended everywhere). It leaves out the start-up, the first step (whose first touches of
-  // memory cost more) and the teardown, which a difference between runs of two lengths measures with their noise.
+  // Wall time per step within the run: from the end of the first step to the end of the one before the last, over the
+  // steps between (null before three steps have ended everywhere). It leaves out the start-up, the first step (whose
+  // first touches of memory cost more), the last one (whose end is recorded unlike the others': RunRecorder.cpp) and
+  // the teardown, which a difference between runs of two lengths measures with their noise.
   std::optional<double> wall_s_per_step() const;
   // Records merged from elsewhere after the run (the MPI backend's) come in at no relation to the wall clock: no step
   // ends are timed then.
