@@ -103,8 +103,8 @@ nlohmann::json make_summary(const Scenario& s, const RunRecorder& recorder, cons
   j["fidelity"] = to_string(s.fidelity);
   j["sim_time_s"] = sim_time_s;
   j["wall_time_s"] = wall_time_s;
-  // The simulator's own speed between the end of the first step and the end of the last (null under MPI, whose
-  // ranks record apart, and for runs of one step).
+  // The simulator's own speed between the end of the first step and the end of the one before the last (null under
+  // MPI, whose ranks record apart, and below three steps).
   const std::optional<double> per_step = recorder.wall_s_per_step();
   j["wall_s_per_step"] = per_step ? nlohmann::json(*per_step) : nlohmann::json(nullptr);
   // The same clock step by step: where its time went (the other ranks' ending, when one rank ends its last step

@@ -71,7 +71,7 @@ void RunRecorder::count_finished(const StepRecord& record) {
 // The last step's end is left out: it is timed unlike the others. A step's end is timed when its last rank reports it,
 // and the ranks that the step's last exchange resumed before that one have by then begun the next step (with one math
 // thread, run its math inline) or, after the last step, ended their run. With the MLP at 1,024 ranks on one math
-// thread the last interval was a tenth of the others', which put the speed-up on two threads at 1.63x for 1.88x.
+// thread the last interval was a tenth of the others', which put the speed-up on two threads at 1.63x for 1.86x.
 std::optional<double> RunRecorder::wall_s_per_step() const {
   if (step_end_wall_s_.size() < 3) return std::nullopt;
   const std::size_t last_counted = step_end_wall_s_.size() - 2;
