@@ -8,6 +8,7 @@
 
 #include "algorithms/NamedEnum.hpp"
 #include "algorithms/collectives/ActivationTree.hpp"
+#include "algorithms/comm/RequestList.hpp"
 #include "kernels/optim/VectorOps.hpp"
 #include "kernels/random/SeedStream.hpp"
 
@@ -108,7 +109,7 @@ class AgentLoop {
     for (int p : parents_) listeners_.push_back(c_.irecv(p, s_.activation_tag()));
     listeners_.push_back(c_.irecv(s_.rank, s_.request_tag()));  // last: the main agent's requests
     for (std::int64_t v = 0; v < s_.config.versions; ++v) execute(v);
-    for (const auto& l : listeners_) c_.cancel(l);
+    for (const auto& l : listeners_.all()) c_.cancel(l);
   }
 
  private:
@@ -169,7 +170,7 @@ class AgentLoop {
       const std::size_t i = c_.wait_any(listeners_);
       Message m = c_.take(listeners_[i]);
       const bool is_request = i == parents_.size();
-      listeners_[i] = is_request ? c_.irecv(s_.rank, s_.request_tag()) : c_.irecv(parents_[i], s_.activation_tag());
+      listeners_.set(i, is_request ? c_.irecv(s_.rank, s_.request_tag()) : c_.irecv(parents_[i], s_.activation_tag()));
       const int root = consider(v, m, is_request, internal);
       if (root >= 0) return root;
     }
@@ -300,7 +301,9 @@ class AgentLoop {
   PartialAllreduce::Shared& s_;
   PartialReduction reduction_;
   std::vector<int> parents_;            // every neighbour that may forward an activation to this rank
-  std::vector<RequestPtr> listeners_;   // one receive per parent, then one for the main agent's requests
+  // One receive per parent, then one for the main agent's requests; one is replaced per wait, which a RequestList
+  // lets the backend take up alone.
+  RequestList listeners_;
   std::map<std::int64_t, int> early_;   // activations of later versions, kept until their turn
 };
 

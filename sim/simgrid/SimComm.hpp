@@ -36,7 +36,8 @@ class SimComm final : public Comm, private NativeCollectives {
   // wait_any over at least this many requests learns which ended from CommCompletions instead of SimGrid's
   // wait_any, which costs O(n) per call (a server listening to every worker pays it once per message), and keeps
   // them registered between calls (WaitSet). Both give the same choice; tests set it to 2 or to SIZE_MAX to compare
-  // them. Process-wide; 16 by default.
+  // them. Process-wide; 16 by default. A RequestList is watched from 2 requests whatever this is, unless it is
+  // SIZE_MAX (the set takes up only a list's changes).
   static void set_watched_wait_any_from(std::size_t requests);
 
   // Awaits this rank's pending math (RankMathPool): called on every return from SimGrid to this actor's code.
