@@ -87,13 +87,20 @@ void CommCompletions::mark_ended(Watch* watch, std::uint64_t order) {
     else
       then(watch->then_arg);
   }
-  if (watch->waiter != nullptr) {
-    if (batching_)
-      queued_.push_back({watch->waiter, nullptr, nullptr});
-    else
-      watch->waiter->wake();
+  // The actor waiting on it through its waiter (a wait on a few requests) or through a wait set: woken in its turn
+  // within a batch either way, so that a wait through the set resumes in the order a scan's would (SimComm).
+  WakeUp* waiters[] = {watch->waiter, nullptr};
+  if (watch->set != nullptr) {
+    watch->set->ended(watch->slot);
+    waiters[1] = &watch->set->wake_up();
   }
-  if (watch->set != nullptr) watch->set->ended(watch->slot);
+  for (WakeUp* waiter : waiters) {
+    if (waiter == nullptr) continue;
+    if (batching_)
+      queued_.push_back({waiter, nullptr, nullptr});
+    else
+      waiter->wake();
+  }
 }
 
 void CommCompletions::end_batch() {

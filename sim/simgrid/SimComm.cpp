@@ -125,8 +125,8 @@ std::size_t watched_wait_any_from = 16;
 // A RequestList is taken up by its changes alone (one receive replaced a wait), where a span is compared with the set
 // whole at every call, so the set pays for itself on far shorter lists: a partial collective's agent waits on 11 to
 // 15 listeners (1,024 to 16,384 ranks), and watching them cut eager-SGD majority's last-level misses at 4,096 ranks by
-// 8%, solo's by 4% (docs/performance-log.md). Lists are watched from 2 requests unless watching is off (SIZE_MAX: the
-// tests' way to SimGrid's wait_any).
+// 8%, solo's by 4% (docs/performance-log.md). Lists are watched from min(watched_wait_any_from, 2) requests unless
+// watching is off (SIZE_MAX: the tests' way to SimGrid's wait_any).
 std::size_t list_watched_from() {
   constexpr std::size_t kOff = std::numeric_limits<std::size_t>::max();
   return watched_wait_any_from == kOff ? kOff : std::min<std::size_t>(watched_wait_any_from, 2);

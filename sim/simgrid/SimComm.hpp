@@ -36,8 +36,8 @@ class SimComm final : public Comm, private NativeCollectives {
   // wait_any over at least this many requests learns which ended from CommCompletions instead of SimGrid's
   // wait_any, which costs O(n) per call (a server listening to every worker pays it once per message), and keeps
   // them registered between calls (WaitSet). Both give the same choice; tests set it to 2 or to SIZE_MAX to compare
-  // them. Process-wide; 16 by default. A RequestList is watched from 2 requests whatever this is, unless it is
-  // SIZE_MAX (the set takes up only a list's changes).
+  // them. Process-wide; 16 by default. A RequestList is watched from min(this, 2) requests, unless this is SIZE_MAX
+  // (the set takes up only a list's changes).
   static void set_watched_wait_any_from(std::size_t requests);
 
   // Awaits this rank's pending math (RankMathPool): called on every return from SimGrid to this actor's code.
@@ -84,7 +84,7 @@ class SimComm final : public Comm, private NativeCollectives {
   int rank_;
   PostedSends posted_;
   std::unique_ptr<WakeUp> waiter_;  // this actor's, for the watched waits its WaitSet does not serve (direct ones)
-  std::unique_ptr<WaitSet> wait_set_;  // this actor's, once it has waited on many requests (WaitSet.hpp)
+  std::unique_ptr<WaitSet> wait_set_;  // this actor's, once it has waited on many requests or a list (WaitSet.hpp)
   // The RequestList the WaitSet was last synced with (its id; 0: none, or another list or span since) and how many
   // waits that list had had by then (RequestList::waits).
   std::uint64_t set_list_id_ = 0, set_list_waits_ = 0;

@@ -69,11 +69,9 @@ class WaitSet {
     resize(0);
   }
 
-  // From the request: it ended, completed, or is destroyed.
-  void ended(std::uint32_t slot) {
-    ended_.set(slot);
-    wake_.wake();
-  }
+  // From the request: it ended (the caller then wakes wake_up(), at once or in its turn: CommCompletions), completed,
+  // or is destroyed.
+  void ended(std::uint32_t slot) { ended_.set(slot); }
   void done(std::uint32_t slot) { done_.set(slot); }
   void drop(std::uint32_t slot) { release(slot); }
 

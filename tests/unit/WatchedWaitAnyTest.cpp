@@ -122,9 +122,9 @@ constexpr std::size_t kNever = std::numeric_limits<std::size_t>::max();
 
 }  // namespace
 
-// On Piz Daint with ResNet-50 messages and two delayed ranks, the default (a server's wait over its 63 workers is
-// watched, the butterflies' and rings' few requests are not) gives every algorithm the summary SimGrid's wait_any
-// gives, to the last bit.
+// On Piz Daint with ResNet-50 messages and two delayed ranks, the default (a server's wait over its 63 workers and the
+// partial collectives' agents' lists of listeners are watched, the butterflies' and rings' few requests are not) gives
+// every algorithm the summary SimGrid's wait_any gives, to the last bit.
 TEST(WatchedWaitAny, ScenarioSummariesAreIdenticalToSimGridsWaitAny) {
   for (const nlohmann::json& algorithm :
        {nlohmann::json{{"name", "async_ps"}}, nlohmann::json{{"name", "eamsgd"}}, nlohmann::json{{"name", "wagma"}},
@@ -140,7 +140,7 @@ TEST(WatchedWaitAny, ScenarioSummariesAreIdenticalToSimGridsWaitAny) {
 // Watching every wait_any of two or more requests too. A woken actor then runs first among those that resume at
 // that instant (SimGrid's wait_any resumes it in the order communications are finished): the partial collectives'
 // and the servers' figures do not move; Prague's do, because the order in which requests reach its group
-// generator decides the groups (as ControlCouriersTest shows), which is why the default leaves small waits alone.
+// generator decides the groups (as ControlCouriersTest shows), which is why the default leaves small spans alone.
 TEST(WatchedWaitAny, WatchingEvenSmallWaitsLeavesTheCollectivesAndServersUnchanged) {
   for (const nlohmann::json& algorithm :
        {nlohmann::json{{"name", "async_ps"}}, nlohmann::json{{"name", "eamsgd"}}, nlohmann::json{{"name", "wagma"}},
@@ -199,11 +199,11 @@ TEST(WatchedWaitAny, ReplacingEndedReceivesInPlaceMakesTheSameChoicesAsSimGridsW
 
 // A RequestList (algorithms/comm/RequestList.hpp) kept between waits, one receive replaced per wait and the senders
 // that are done retired (odd ones) or erased (even ones): the simulator takes up only the changes since the list's
-// last wait, and must choose as it would from the whole list without them, also when a wait on a plain span (which resyncs the actor's WaitSet: here the same
-// requests, last first) comes in between.
+// last wait, and must choose as it would from the whole list without them, also when a wait on a plain span (which
+// resyncs the actor's WaitSet: here the same requests, last first) comes in between.
 TEST(WatchedWaitAny, AListKeptBetweenWaitsMakesTheSameChoicesAsTheWholeList) {
-  const auto serve = [](bool keep_list, int span_every) {
-    const auto r = run_simulated(star(kSenders + 1), [&](Comm& comm) -> nlohmann::json {
+  const auto serve = [](bool keep_list, int span_every, int senders = kSenders) {
+    const auto r = run_simulated(star(senders + 1), [&](Comm& comm) -> nlohmann::json {
       const auto rounds_of = [](int sender) { return 1 + sender % 4; };
       if (comm.rank() > 0) {
         for (int round = 0; round < rounds_of(comm.rank()); ++round) {
@@ -215,13 +215,13 @@ TEST(WatchedWaitAny, AListKeptBetweenWaitsMakesTheSameChoicesAsTheWholeList) {
       RequestList list;
       std::vector<RequestPtr> whole, still_held;
       std::vector<int> from, left;
-      for (int k = 1; k <= kSenders; ++k) {
+      for (int k = 1; k <= senders; ++k) {
         (keep_list ? list.push_back(comm.irecv(k, kTag)) : whole.push_back(comm.irecv(k, kTag)));
         from.push_back(k);
         left.push_back(rounds_of(k));
       }
       nlohmann::json order = nlohmann::json::array();
-      for (int n = 0, live = kSenders; live > 0; ++n) {
+      for (int n = 0, live = senders; live > 0; ++n) {
         const std::span<const RequestPtr> all = keep_list ? list.all() : std::span<const RequestPtr>(whole);
         std::size_t i = 0;
         if (span_every > 0 && n % span_every == span_every - 1) {  // the live requests, last first, as a span
@@ -277,6 +277,18 @@ TEST(WatchedWaitAny, AListKeptBetweenWaitsMakesTheSameChoicesAsTheWholeList) {
   EXPECT_EQ(kept, native);
   EXPECT_EQ(kept_and_spans, native_and_spans);
   EXPECT_NE(native, native_and_spans);  // the spans' own choices differ: they do resync the set otherwise
+
+  // Fewer senders than the default threshold: the list is watched (from 2) while the spans between are not, so its
+  // requests are in the set and waited on through their own waiter at once (a partial collective's agent's case).
+  constexpr int kFewSenders = 12;
+  const nlohmann::json few_kept_and_spans = serve(true, 4, kFewSenders);
+  nlohmann::json few_native_and_spans;
+  {
+    WatchedFrom none(std::numeric_limits<std::size_t>::max());
+    few_native_and_spans = serve(false, 4, kFewSenders);
+  }
+  EXPECT_FALSE(few_native_and_spans.empty());
+  EXPECT_EQ(few_kept_and_spans, few_native_and_spans);
 }
 
 // A list that names one request twice cannot be kept in slots (the request has one); wait_any still returns the
