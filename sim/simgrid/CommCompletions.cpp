@@ -87,20 +87,20 @@ void CommCompletions::mark_ended(Watch* watch, std::uint64_t order) {
     else
       then(watch->then_arg);
   }
-  // The actor waiting on it through its waiter (a wait on a few requests) or through a wait set: woken in its turn
-  // within a batch either way, so that a wait through the set resumes in the order a scan's would (SimComm).
-  WakeUp* waiters[] = {watch->waiter, nullptr};
+  // The actor waiting on it through its waiter (a wait on a few requests) or through a wait set is woken in its turn
+  // either way, so that a wait through the set resumes in the order a scan's would (SimComm).
+  if (watch->waiter != nullptr) wake_in_turn(*watch->waiter);
   if (watch->set != nullptr) {
     watch->set->ended(watch->slot);
-    waiters[1] = &watch->set->wake_up();
+    wake_in_turn(watch->set->wake_up());
   }
-  for (WakeUp* waiter : waiters) {
-    if (waiter == nullptr) continue;
-    if (batching_)
-      queued_.push_back({waiter, nullptr, nullptr});
-    else
-      waiter->wake();
-  }
+}
+
+void CommCompletions::wake_in_turn(WakeUp& waiter) {
+  if (batching_)
+    queued_.push_back({&waiter, nullptr, nullptr});
+  else
+    waiter.wake();
 }
 
 void CommCompletions::end_batch() {

@@ -64,6 +64,8 @@ class CommCompletions {
     Watch* sender_or_receiver[2] = {nullptr, nullptr};
   };
   void mark_ended(Watch* watch, std::uint64_t order);
+  // At once, or queued until end_batch() within a batch.
+  void wake_in_turn(WakeUp& waiter);
   struct Queued {  // a wake (waiter) or a continuation (then, then_arg)
     WakeUp* waiter;
     void (*then)(void*);
