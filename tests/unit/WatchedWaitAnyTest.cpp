@@ -28,6 +28,8 @@ struct WatchedFrom {
   explicit WatchedFrom(std::size_t requests) { SimComm::set_watched_wait_any_from(requests); }
   ~WatchedFrom() { SimComm::set_watched_wait_any_from(16); }
 };
+// A threshold no wait reaches: every wait_any goes to SimGrid's.
+constexpr std::size_t kNever = std::numeric_limits<std::size_t>::max();
 
 // Rank 0 posts one receive per sender (ranks 1..kSenders), optionally sleeps `listen_after` seconds, then calls
 // wait_any until all arrived; sender k sends 8 bytes at send_at(k). Rank 0 returns [[sender, time], ...] in the
@@ -90,7 +92,7 @@ TEST(WatchedWaitAny, MakesTheSameChoicesAsSimGridsWaitAny) {
     watched = arrivals(2.5e-3, send_at);
   }
   {
-    WatchedFrom none(std::numeric_limits<std::size_t>::max());
+    WatchedFrom none(kNever);
     native = arrivals(2.5e-3, send_at);
   }
   EXPECT_EQ(watched, native);
@@ -117,8 +119,6 @@ nlohmann::json summary(const nlohmann::json& scenario, std::size_t watched_from)
   testing::erase_wall_fields(r.summary);
   return r.summary;
 }
-
-constexpr std::size_t kNever = std::numeric_limits<std::size_t>::max();
 
 }  // namespace
 
@@ -190,7 +190,7 @@ TEST(WatchedWaitAny, ReplacingEndedReceivesInPlaceMakesTheSameChoicesAsSimGridsW
     watched = serve();
   }
   {
-    WatchedFrom none(std::numeric_limits<std::size_t>::max());
+    WatchedFrom none(kNever);
     native = serve();
   }
   ASSERT_EQ(watched.size(), static_cast<std::size_t>(kSenders * kRounds));
@@ -265,7 +265,7 @@ TEST(WatchedWaitAny, AListKeptBetweenWaitsMakesTheSameChoicesAsTheWholeList) {
     kept_and_spans = serve(true, 4);
   }
   {
-    WatchedFrom none(std::numeric_limits<std::size_t>::max());
+    WatchedFrom none(kNever);
     kept_native = serve(true, 0);  // the list without its retired positions, to SimGrid's wait_any
     native = serve(false, 0);
     native_and_spans = serve(false, 4);
@@ -284,7 +284,7 @@ TEST(WatchedWaitAny, AListKeptBetweenWaitsMakesTheSameChoicesAsTheWholeList) {
   const nlohmann::json few_kept_and_spans = serve(true, 4, kFewSenders);
   nlohmann::json few_native_and_spans;
   {
-    WatchedFrom none(std::numeric_limits<std::size_t>::max());
+    WatchedFrom none(kNever);
     few_native_and_spans = serve(false, 4, kFewSenders);
   }
   EXPECT_FALSE(few_native_and_spans.empty());
