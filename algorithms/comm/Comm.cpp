@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "algorithms/comm/RequestList.hpp"
+#include "algorithms/comm/Schedule.hpp"
 
 namespace quorum {
 
@@ -83,6 +84,10 @@ void Comm::do_exchange(const ExchangeChain& chain) {
     wait(send);
     chain.received(j, m);
   }
+}
+
+void Comm::do_run_schedule(Schedule& schedule) {
+  while (!schedule.empty()) schedule.complete(wait_any(schedule.pending()));
 }
 
 Message Comm::recv(int src, Tag tag) {

@@ -20,6 +20,7 @@
 namespace quorum {
 
 class RequestList;  // RequestList.hpp
+class Schedule;     // Schedule.hpp
 
 // A pending send or receive; backends derive from it.
 class Request {
@@ -99,6 +100,12 @@ class Comm {
   };
   void exchange(const ExchangeChain& chain) { do_exchange(chain); }
 
+  // --- schedules ---------------------------------------------------------------------------------------------------
+  // Runs the schedule until none of its requests is left (Schedule::run): waits for any of them and runs what it
+  // registered for it, in turn. A backend may run the continuations without running the agent between them (the
+  // simulator does), so a continuation must not block.
+  void run_schedule(Schedule& schedule) { do_run_schedule(schedule); }
+
   // --- time ---------------------------------------------------------------------------------------------------
   // One local step's computation: runs `math` (the proxy's real math, whose wall time never advances simulated
   // time) and advances this rank's clock by the step's modelled duration (workload profile plus stragglers, drawn
@@ -153,6 +160,8 @@ class Comm {
   virtual void do_wait_all(std::span<const RequestPtr> requests);
   // Runs the chain phase by phase on this agent: irecv, isend, wait for the receive, then for the send.
   virtual void do_exchange(const ExchangeChain& chain);
+  // The agent's loop: wait_any over the schedule's requests, then the continuation of the one chosen.
+  virtual void do_run_schedule(Schedule& schedule);
   // Whether this agent's waits are reported to an observer (a backend that merges waits must not, then).
   bool observes_waits() const { return wait_observer_ != nullptr; }
   // One step's compute, in parts (compute() passes a single part {1} and no continuation): charges the step's

@@ -7,15 +7,12 @@ void Schedule::on(RequestPtr request, Continuation then) {
   continuations_.push_back(std::move(then));
 }
 
-void Schedule::run() {
-  while (!pending_.empty()) {
-    const std::size_t i = comm_.wait_any(pending_);
-    RequestPtr done = std::move(pending_[i]);
-    Continuation then = std::move(continuations_[i]);
-    pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
-    continuations_.erase(continuations_.begin() + static_cast<std::ptrdiff_t>(i));
-    if (then) then(done);
-  }
+void Schedule::complete(std::size_t i) {
+  RequestPtr done = std::move(pending_[i]);
+  Continuation then = std::move(continuations_[i]);
+  pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
+  continuations_.erase(continuations_.begin() + static_cast<std::ptrdiff_t>(i));
+  if (then) then(done);
 }
 
 }  // namespace quorum

@@ -15,6 +15,7 @@
 #include <typeinfo>
 
 #include "algorithms/comm/RequestList.hpp"
+#include "algorithms/comm/Schedule.hpp"
 #include "sim/model/SlowLinkCost.hpp"
 #include "sim/simgrid/CooperativeMutex.hpp"
 #include "sim/simgrid/FreeListAllocator.hpp"
@@ -564,6 +565,145 @@ void SimComm::do_exchange(const ExchangeChain& chain) {
     resumed();
   }
   if (exchange.error()) std::rethrow_exception(exchange.error());
+}
+
+// A Schedule progressed in maestro: where the agent would be woken by the first end among the schedule's requests,
+// its continuations run in its place (CommCompletions queues this in the order of the batch's ends, as the wake it
+// replaces), choosing the requests in the order the agent's waits would; the agent is woken once, when none is left.
+// Its wait time is accounted wait by wait, as its waits would have been. What differs from the agent's loop: the agent
+// would have run after all of maestro's work, after the actors woken before it, so at one instant a continuation's
+// sends now come before theirs (Prague's groups, formed in the order requests reach the generator, move as a seed
+// does: docs/performance-log.md, "A `Schedule`'s continuations run in maestro").
+class SimComm::KernelSchedule {
+ public:
+  KernelSchedule(SimComm& comm, Schedule& schedule) : comm_(comm), schedule_(schedule) {}
+  ~KernelSchedule() { disarm(); }
+
+  // From the agent, then from each armed request's end in maestro: what the agent would do once woken, as far as the
+  // ended requests allow; arms the schedule's requests when it has to wait.
+  void progress() {
+    if (finished_) return;  // a later end of the batch that ended it (its error, or the agent's turn)
+    try {
+      if (blocked_) {
+        // The agent's wait (wait_any_watched) would return the request that ended first; a later end queued in the
+        // same batch finds it chose already, and waits on.
+        const std::size_t first = first_to_end();
+        if (first == kNone) return;
+        blocked_ = false;
+        disarm();
+        comm_.account_blocked(blocked_since_);  // its wait_any
+        comm_.take_ended(schedule_.pending(), first);
+        comm_.resumed();  // the rank's math is done before its state is read
+        schedule_.complete(first);
+      }
+      for (;;) {
+        if (schedule_.empty()) break;
+        const std::span<const RequestPtr> pending = schedule_.pending();
+        // What SimComm's wait_any serves otherwise (SimGrid's communications, a wait set) goes back to the agent.
+        if (pending.size() >= watched_wait_any_from || !all_direct(pending)) {
+          handed_back_ = true;
+          break;
+        }
+        // Its wait_any on entry: the first request done, else the first ended, by position.
+        std::size_t chosen = kNone;
+        for (std::size_t i = 0; i < pending.size() && chosen == kNone; ++i)
+          if (as_sim(pending[i]).done) chosen = i;
+        if (chosen == kNone) {
+          for (std::size_t i = 0; i < pending.size() && chosen == kNone; ++i)
+            if (as_sim(pending[i]).watch().ended) chosen = i;
+          if (chosen == kNone) {
+            blocked_ = true;
+            blocked_since_ = comm_.now();
+            arm(pending);
+            return;
+          }
+          comm_.take_ended(pending, chosen);
+        }
+        schedule_.complete(chosen);
+      }
+    } catch (...) {
+      error_ = std::current_exception();
+      disarm();
+    }
+    finished_ = true;
+    if (waiter_ != nullptr) waiter_->wake();
+  }
+  bool finished() const { return finished_; }
+  // Whether the agent is to run the rest of the schedule itself.
+  bool handed_back() const { return handed_back_; }
+  std::exception_ptr error() const { return error_; }
+  void set_waiter(WakeUp* waiter) { waiter_ = waiter; }
+
+ private:
+  static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  static void resume(void* self) { static_cast<KernelSchedule*>(self)->progress(); }
+
+  static bool all_direct(std::span<const RequestPtr> pending) {
+    for (const auto& r : pending)
+      if (!as_sim(r).direct) return false;
+    return true;
+  }
+  std::size_t first_to_end() const {
+    const std::span<const RequestPtr> pending = schedule_.pending();
+    std::size_t first = kNone;
+    std::uint64_t order = 0;
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      const auto& watch = as_sim(pending[i]).watch();
+      if (watch.ended && (first == kNone || watch.order < order)) {
+        first = i;
+        order = watch.order;
+      }
+    }
+    return first;
+  }
+  void arm(std::span<const RequestPtr> pending) {
+    for (const auto& r : pending) {
+      CommCompletions::Watch& watch = as_sim(r).watch();
+      watch.then = &KernelSchedule::resume;
+      watch.then_arg = this;
+    }
+  }
+  void disarm() {
+    for (const auto& r : schedule_.pending())
+      if (r) as_sim(r).watch().then = nullptr;
+  }
+
+  SimComm& comm_;
+  Schedule& schedule_;
+  bool blocked_ = false;
+  double blocked_since_ = 0;
+  bool finished_ = false;
+  bool handed_back_ = false;
+  std::exception_ptr error_;
+  WakeUp* waiter_ = nullptr;
+};
+
+void SimComm::do_run_schedule(Schedule& schedule) {
+  // As for exchanges: in maestro a continuation may not block (the reductions' charge is a sleep), and a wait
+  // observer would see one wait where the agent made several.
+  if (schedule.empty() || world_.reduce_Bps() > 0 || observes_waits()) {
+    Comm::do_run_schedule(schedule);
+    return;
+  }
+  {
+    KernelSchedule kernel(*this, schedule);
+    // Run here, as the agent, until it has to wait.
+    kernel.progress();
+    if (!kernel.finished()) {
+      if (!waiter_) waiter_ = std::make_unique<WakeUp>();
+      kernel.set_waiter(waiter_.get());
+      try {
+        waiter_->wait();
+      } catch (...) {
+        resumed();
+        throw;
+      }
+      resumed();
+    }
+    if (kernel.error()) std::rethrow_exception(kernel.error());
+    if (!kernel.handed_back()) return;
+  }
+  Comm::do_run_schedule(schedule);
 }
 
 // The step's modelled duration slept in parts, with each part's continuation (e.g. a gradient bucket's allreduce

@@ -55,6 +55,11 @@ class SimComm final : public Comm, private NativeCollectives {
   // reduction charge, no wait observer); else Comm's loop. Why: at 4,096 ranks a butterfly's exchanges are 12 of the
   // 15 times an eager-SGD agent is resumed in a step (docs/performance-log.md).
   void do_exchange(const ExchangeChain& chain) override;
+  // The same for a Schedule's continuations (the phase-fidelity ring's, which Prague's groups and Allreduce-SGD run)
+  // while its requests are DirectMessages' and fewer than a wait set takes, and nothing would block; else Comm's loop.
+  // Sends at one instant may then come in another order than the agent's loop would give them (docs/performance-log.md,
+  // "A `Schedule`'s continuations run in maestro").
+  void do_run_schedule(Schedule& schedule) override;
   double do_compute(std::int64_t step, const std::function<void()>& math, std::span<const double> fractions,
                     const std::function<void(std::size_t)>& after_part) override;
 
@@ -64,6 +69,8 @@ class SimComm final : public Comm, private NativeCollectives {
 
   // A chain of exchanges progressed in maestro (do_exchange).
   class KernelExchange;
+  // A Schedule progressed in maestro (do_run_schedule).
+  class KernelSchedule;
 
   // Spends `seconds` of calibrated CPU work, measured with `core_share` of a core per rank: a sleep when every rank
   // has a core of its own, else seconds x core_share core-seconds on the node's shared cores.
