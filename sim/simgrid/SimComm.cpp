@@ -582,7 +582,7 @@ class SimComm::KernelSchedule {
   // From the agent, then from each armed request's end in maestro: what the agent would do once woken, as far as the
   // ended requests allow; arms the schedule's requests when it has to wait.
   void progress() {
-    if (finished_) return;  // a later end of the batch that ended it (its error, or the agent's turn)
+    if (finished_) return;  // done, failed or handed back: a later end queued in the same batch has nothing to do
     try {
       if (blocked_) {
         // The agent's wait (wait_any_watched) would return the request that ended first; a later end queued in the
