@@ -121,6 +121,21 @@ SimRequest& as_sim(const RequestPtr& r) {
   return static_cast<SimRequest&>(*request);
 }
 
+// Among requests, the one whose communication ended first (CommCompletions' order), or requests.size() if none has:
+// what a wait on them returns once woken.
+std::size_t first_to_end(std::span<const RequestPtr> requests) {
+  std::size_t first = requests.size();
+  std::uint64_t order = 0;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const auto& watch = as_sim(requests[i]).watch();
+    if (watch.ended && (first == requests.size() || watch.order < order)) {
+      first = i;
+      order = watch.order;
+    }
+  }
+  return first;
+}
+
 std::size_t watched_wait_any_from = 16;
 
 // A RequestList is taken up by its changes alone (one receive replaced a wait), where a span is compared with the set
@@ -447,14 +462,7 @@ std::size_t SimComm::wait_any_watched(std::span<const RequestPtr> requests, std:
     }
     resumed();
     set_waiter(nullptr);
-    std::uint64_t first = 0;
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-      const auto& watch = as_sim(requests[i]).watch();
-      if (watch.ended && (first == 0 || watch.order < first)) {
-        first = watch.order;
-        chosen = i;
-      }
-    }
+    chosen = first_to_end(requests);
     if (chosen == requests.size()) throw std::logic_error("wait_any: woken with no request ended");
   }
   return take_ended(requests, chosen);
@@ -542,6 +550,24 @@ class SimComm::KernelExchange {
   WakeUp* waiter_ = nullptr;
 };
 
+// Blocks this agent until a progress in maestro (KernelExchange, KernelSchedule) that could not finish here wakes it,
+// then rethrows what failed there.
+template <typename Kernel>
+void SimComm::await_kernel(Kernel& kernel) {
+  if (!kernel.finished()) {
+    if (!waiter_) waiter_ = std::make_unique<WakeUp>();
+    kernel.set_waiter(waiter_.get());
+    try {
+      waiter_->wait();
+    } catch (...) {
+      resumed();
+      throw;
+    }
+    resumed();
+  }
+  if (kernel.error()) std::rethrow_exception(kernel.error());
+}
+
 void SimComm::do_exchange(const ExchangeChain& chain) {
   if (chain.phases <= 0) return;
   // In maestro a continuation may not block: no sleep for the reductions' charge, and only DirectMessages' transfers
@@ -553,18 +579,7 @@ void SimComm::do_exchange(const ExchangeChain& chain) {
   KernelExchange exchange(*this, chain);
   // Run here, as the agent, until it has to wait.
   exchange.start(0);
-  if (!exchange.finished()) {
-    if (!waiter_) waiter_ = std::make_unique<WakeUp>();
-    exchange.set_waiter(waiter_.get());
-    try {
-      waiter_->wait();
-    } catch (...) {
-      resumed();
-      throw;
-    }
-    resumed();
-  }
-  if (exchange.error()) std::rethrow_exception(exchange.error());
+  await_kernel(exchange);
 }
 
 // A Schedule progressed in maestro: where the agent would be woken by the first end among the schedule's requests,
@@ -587,12 +602,13 @@ class SimComm::KernelSchedule {
       if (blocked_) {
         // The agent's wait (wait_any_watched) would return the request that ended first; a later end queued in the
         // same batch finds it chose already, and waits on.
-        const std::size_t first = first_to_end();
-        if (first == kNone) return;
+        const std::span<const RequestPtr> pending = schedule_.pending();
+        const std::size_t first = first_to_end(pending);
+        if (first == pending.size()) return;
         blocked_ = false;
         disarm();
         comm_.account_blocked(blocked_since_);  // its wait_any
-        comm_.take_ended(schedule_.pending(), first);
+        comm_.take_ended(pending, first);
         comm_.resumed();  // the rank's math is done before its state is read
         schedule_.complete(first);
       }
@@ -643,19 +659,6 @@ class SimComm::KernelSchedule {
       if (!as_sim(r).direct) return false;
     return true;
   }
-  std::size_t first_to_end() const {
-    const std::span<const RequestPtr> pending = schedule_.pending();
-    std::size_t first = kNone;
-    std::uint64_t order = 0;
-    for (std::size_t i = 0; i < pending.size(); ++i) {
-      const auto& watch = as_sim(pending[i]).watch();
-      if (watch.ended && (first == kNone || watch.order < order)) {
-        first = i;
-        order = watch.order;
-      }
-    }
-    return first;
-  }
   void arm(std::span<const RequestPtr> pending) {
     for (const auto& r : pending) {
       CommCompletions::Watch& watch = as_sim(r).watch();
@@ -689,18 +692,7 @@ void SimComm::do_run_schedule(Schedule& schedule) {
     KernelSchedule kernel(*this, schedule);
     // Run here, as the agent, until it has to wait.
     kernel.progress();
-    if (!kernel.finished()) {
-      if (!waiter_) waiter_ = std::make_unique<WakeUp>();
-      kernel.set_waiter(waiter_.get());
-      try {
-        waiter_->wait();
-      } catch (...) {
-        resumed();
-        throw;
-      }
-      resumed();
-    }
-    if (kernel.error()) std::rethrow_exception(kernel.error());
+    await_kernel(kernel);
     if (!kernel.handed_back()) return;
   }
   Comm::do_run_schedule(schedule);

@@ -71,6 +71,9 @@ class SimComm final : public Comm, private NativeCollectives {
   class KernelExchange;
   // A Schedule progressed in maestro (do_run_schedule).
   class KernelSchedule;
+  // Waits for either, once it has run here as far as it could.
+  template <typename Kernel>
+  void await_kernel(Kernel& kernel);
 
   // Spends `seconds` of calibrated CPU work, measured with `core_share` of a core per rank: a sleep when every rank
   // has a core of its own, else seconds x core_share core-seconds on the node's shared cores.

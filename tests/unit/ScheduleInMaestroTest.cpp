@@ -9,6 +9,7 @@
 
 #include "algorithms/collectives/SyncAllreduce.hpp"
 #include "algorithms/comm/Schedule.hpp"
+#include "tests/support/AgentLoopReference.hpp"
 #include "tests/support/SimHarness.hpp"
 
 namespace quorum {
@@ -18,11 +19,6 @@ using testing::star;
 
 namespace {
 
-class NoWaits final : public WaitObserver {
- public:
-  void blocked(int, int, double, double) override {}
-};
-
 // Every rank sends to and receives from every other, so that several requests are pending at once; each receipt
 // registers a reply and its receive, as a continuation may. Apart: sizes that differ by pair and starts at rank x 1
 // ms, so the requests end one by one. Together: one size and one start, so a rank's receives end at one instant and
@@ -30,7 +26,7 @@ class NoWaits final : public WaitObserver {
 // Returns the order in which the messages were taken (a sender's rank, or 100 + its rank for its reply), whether each
 // continuation ran in maestro, the time it ended and the wait it added.
 nlohmann::json all_to_all_with_replies(Comm& comm, bool observed, bool together) {
-  NoWaits observer;
+  testing::IgnoredWaits observer;
   if (observed) comm.observe_waits(&observer);
   if (!together) comm.sleep_for(1e-3 * comm.rank());
   const int me = comm.rank(), n = comm.size();
@@ -61,7 +57,7 @@ nlohmann::json all_to_all_with_replies(Comm& comm, bool observed, bool together)
 // The phase-fidelity ring (a binomial tree of the real values, then the two bulk messages: two schedules), as
 // Allreduce-SGD and Prague's groups run it, from staggered starts.
 nlohmann::json ring(Comm& comm, bool observed) {
-  NoWaits observer;
+  testing::IgnoredWaits observer;
   if (observed) comm.observe_waits(&observer);
   comm.sleep_for(1e-3 * comm.rank());
   Group group;
@@ -85,25 +81,15 @@ class ScheduleInMaestroEnds : public ::testing::TestWithParam<bool> {};
 TEST_P(ScheduleInMaestroEnds, ItChoosesTheAgentLoopsRequestsInItsOrderAtItsTimes) {
   const int ranks = 8;
   const bool together = GetParam();
-  const auto kernel =
-      run_simulated(star(ranks), [together](Comm& comm) { return all_to_all_with_replies(comm, false, together); });
-  const auto loop =
-      run_simulated(star(ranks), [together](Comm& comm) { return all_to_all_with_replies(comm, true, together); });
-  ASSERT_TRUE(kernel.ok) << kernel.error;
-  ASSERT_TRUE(loop.ok) << loop.error;
-  for (int r = 0; r < ranks; ++r) {
-    SCOPED_TRACE("rank " + std::to_string(r));
-    const auto& k = kernel.per_rank[static_cast<std::size_t>(r)];
-    const auto& l = loop.per_rank[static_cast<std::size_t>(r)];
-    EXPECT_EQ(k["taken"].size(), 2u * (ranks - 1));
-    EXPECT_EQ(l["taken"], k["taken"]);  // the same choices, in the same order
-    EXPECT_EQ(l["end"].get<double>(), k["end"].get<double>());  // exactly: the same events at the same instants
-    EXPECT_EQ(l["blocked"].get<double>(), k["blocked"].get<double>());
-    EXPECT_GT(k["blocked"].get<double>(), 0.0);
-    EXPECT_TRUE(any_true(k["in_maestro"]));
-    EXPECT_FALSE(any_true(l["in_maestro"]));
-  }
-  EXPECT_EQ(kernel.end_time, loop.end_time);
+  testing::expect_maestro_gives_agent_loops_times(
+      ranks, [together](Comm& comm, bool observed) { return all_to_all_with_replies(comm, observed, together); },
+      [](const nlohmann::json& k, const nlohmann::json& l) {
+        EXPECT_EQ(k["taken"].size(), 2u * (ranks - 1));
+        EXPECT_EQ(l["taken"], k["taken"]);  // the same choices, in the same order
+        EXPECT_GT(k["blocked"].get<double>(), 0.0);
+        EXPECT_TRUE(any_true(k["in_maestro"]));
+        EXPECT_FALSE(any_true(l["in_maestro"]));
+      });
 }
 
 INSTANTIATE_TEST_SUITE_P(ApartAndTogether, ScheduleInMaestroEnds, ::testing::Values(false, true),
@@ -112,21 +98,10 @@ INSTANTIATE_TEST_SUITE_P(ApartAndTogether, ScheduleInMaestroEnds, ::testing::Val
                          });
 
 TEST(ScheduleInMaestro, ThePhaseRingGivesTheAgentLoopsSumsTimesAndWaits) {
-  const int ranks = 8;
-  const auto kernel = run_simulated(star(ranks), [](Comm& comm) { return ring(comm, false); });
-  const auto loop = run_simulated(star(ranks), [](Comm& comm) { return ring(comm, true); });
-  ASSERT_TRUE(kernel.ok) << kernel.error;
-  ASSERT_TRUE(loop.ok) << loop.error;
-  for (int r = 0; r < ranks; ++r) {
-    SCOPED_TRACE("rank " + std::to_string(r));
-    const auto& k = kernel.per_rank[static_cast<std::size_t>(r)];
-    const auto& l = loop.per_rank[static_cast<std::size_t>(r)];
+  testing::expect_maestro_gives_agent_loops_times(8, ring, [](const nlohmann::json& k, const nlohmann::json& l) {
     EXPECT_EQ(k["data"], nlohmann::json({28.0, 8.0}));
     EXPECT_EQ(l["data"], k["data"]);
-    EXPECT_EQ(l["end"].get<double>(), k["end"].get<double>());
-    EXPECT_EQ(l["blocked"].get<double>(), k["blocked"].get<double>());
-  }
-  EXPECT_EQ(kernel.end_time, loop.end_time);
+  });
 }
 
 TEST(ScheduleInMaestro, AnErrorInAContinuationReachesItsAgent) {
