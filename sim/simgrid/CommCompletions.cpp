@@ -83,9 +83,9 @@ void CommCompletions::mark_ended(Watch* watch, std::uint64_t order) {
   if (watch->then != nullptr) {
     const auto then = std::exchange(watch->then, nullptr);
     if (batching_)
-      queued_.push_back({nullptr, then, watch->then_arg});
+      queued_.push_back({nullptr, then});
     else
-      then(watch->then_arg);
+      then->resume();
   }
   // The actor waiting on it through its waiter (a wait on a few requests) or through a wait set is woken in its turn
   // either way, so that a wait through the set resumes in the order a scan's would (SimComm).
@@ -98,7 +98,7 @@ void CommCompletions::mark_ended(Watch* watch, std::uint64_t order) {
 
 void CommCompletions::wake_in_turn(WakeUp& waiter) {
   if (batching_)
-    queued_.push_back({&waiter, nullptr, nullptr});
+    queued_.push_back({&waiter, nullptr});
   else
     waiter.wake();
 }
@@ -111,7 +111,7 @@ void CommCompletions::end_batch() {
     if (q.waiter != nullptr)
       q.waiter->wake();
     else
-      q.then(q.then_arg);
+      q.then->resume();
   }
   queued_.clear();
 }

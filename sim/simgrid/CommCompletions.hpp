@@ -23,17 +23,28 @@ class WaitSet;
 
 class CommCompletions {
  public:
-  // One request's view, owned by the request.
+  // What runs in maestro when a watched communication ends, instead of waking an actor (an exchange or a schedule
+  // progressed without its agent: SimComm's KernelExchange and KernelSchedule).
+  class Continuation {
+   public:
+    virtual void resume() = 0;
+
+   protected:
+    ~Continuation() = default;
+  };
+
+  // One request's view, owned by the request. 40 bytes, so that a direct message's end (DirectMessages::End) fills
+  // one cache line with its shared pointer's counts.
   struct Watch {
-    bool ended = false;
     std::uint64_t order = 0;  // when it ended, among all watched communications (1, 2, ...)
     WakeUp* waiter = nullptr;  // the actor waiting on it, if any
     WaitSet* set = nullptr;    // the wait set that holds it, if any (WaitSet.hpp), at `slot`
+    Continuation* then = nullptr;  // once: cleared when it runs
     std::uint32_t slot = 0;
-    // Run in maestro when it ends, instead of waking an actor (an exchange progressed without its agent: SimComm's
-    // KernelExchange); once: cleared when it runs.
-    void (*then)(void*) = nullptr;
-    void* then_arg = nullptr;
+    bool ended = false;
+    // A direct message's end given up by its request (cancelled or destroyed): a receive still queued gets no
+    // message, a message in flight is dropped at its arrival (DirectMessages).
+    bool abandoned = false;
   };
 
   // The latest constructed instance hears the network model (one simulation per process at a time).
@@ -66,10 +77,9 @@ class CommCompletions {
   void mark_ended(Watch* watch, std::uint64_t order);
   // At once, or queued until end_batch() within a batch.
   void wake_in_turn(WakeUp& waiter);
-  struct Queued {  // a wake (waiter) or a continuation (then, then_arg)
+  struct Queued {  // a wake (waiter) or a continuation (then)
     WakeUp* waiter;
-    void (*then)(void*);
-    void* then_arg;
+    Continuation* then;
   };
   std::unordered_map<const void*, Ends> pending_;
   std::uint64_t ended_count_ = 0;

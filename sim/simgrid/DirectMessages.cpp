@@ -55,7 +55,7 @@ void DirectMessages::send(std::uint64_t key, const HostPair& hosts, std::unique_
   }
   const std::uint32_t index = box_of(key);
   Box& box = boxes_[index];  // held only through kernel-side calls (no simcall: no other actor runs meanwhile)
-  while (!box.receivers.empty() && box.receivers.front()->abandoned) box.receivers.pop_front();
+  while (!box.receivers.empty() && box.receivers.front()->watch.abandoned) box.receivers.pop_front();
   if (box.receivers.empty()) {
     box.unmatched.push_back(std::move(m));
     return;
@@ -155,17 +155,18 @@ void DirectMessages::warm(std::span<const Delivery> batch) {
       if (end->watch.waiter != nullptr) end->watch.waiter->warm();
       // A chain progressed in maestro (SimComm's KernelExchange) reads its state on the agent's stack: the chain
       // object and, above it, the frames of the agent's collective (512 bytes: a guess that covers both, not tuned).
-      if (end->watch.then != nullptr) touch_lines(end->watch.then_arg, 512);
+      if (end->watch.then != nullptr) touch_lines(end->watch.then, 512);
     }
 }
 
 void DirectMessages::arrive(InFlight& message, const std::shared_ptr<End>& receiver) {
   CommCompletions::Watch* receiver_watch = nullptr;
-  if (!receiver->abandoned) {
+  if (!receiver->watch.abandoned) {
     receiver->delivered = std::move(message.message);
     receiver_watch = &receiver->watch;
   }
-  CommCompletions::Watch* sender_watch = message.sender && !message.sender->abandoned ? &message.sender->watch : nullptr;
+  CommCompletions::Watch* sender_watch =
+      message.sender && !message.sender->watch.abandoned ? &message.sender->watch : nullptr;
   completions_->ended(sender_watch, receiver_watch);
 }
 

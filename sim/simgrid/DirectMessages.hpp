@@ -40,11 +40,11 @@ namespace quorum {
 
 class DirectMessages {
  public:
-  // One end of a direct message, shared by its request and the matching state.
+  // One end of a direct message, shared by its request and the matching state; given up by its request, it is
+  // marked `watch.abandoned`.
   struct End {
     CommCompletions::Watch watch;
     std::unique_ptr<Message> delivered;  // a receive's message, once it arrived
-    bool abandoned = false;              // cancelled or destroyed: a receive still queued gets no message
   };
 
   // Whether a tag's channel is a control channel: every message on it goes direct (Tag.hpp).

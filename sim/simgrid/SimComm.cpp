@@ -17,6 +17,7 @@
 #include "algorithms/comm/RequestList.hpp"
 #include "algorithms/comm/Schedule.hpp"
 #include "sim/model/SlowLinkCost.hpp"
+#include "sim/simgrid/CacheTouch.hpp"
 #include "sim/simgrid/CooperativeMutex.hpp"
 #include "sim/simgrid/FreeListAllocator.hpp"
 
@@ -36,35 +37,57 @@ struct RankOf {
   int rank;
 };
 
+// What only a request on SimGrid's path uses (a direct message's request has none of it).
+struct SimGridTransfer {
+  SimGridTransfer(RankOf rank, std::shared_ptr<CommCompletions> ends)
+      : owner(std::move(rank)), completions(std::move(ends)) {}
+  sg4::CommPtr comm;
+  Message* raw = nullptr;  // where SimGrid delivers the sender's message
+  CommCompletions::Watch watch;
+  RankOf owner;
+  std::shared_ptr<CommCompletions> completions;
+  const void* kernel = nullptr;  // the communication's kernel activity, while watched
+};
+
+// A direct message's request, with its shared pointer's counts, fills one cache line: between its send or receive and
+// its end the other ranks' events evict it, and its end, its taking and its release read it again, one miss each
+// where it took up to three (docs/performance-log.md, "A request and a direct message's end in one cache line each").
+// SimGrid's part is apart (`sg`), made only for a request on SimGrid's path.
 class SimRequest final : public Request {
  public:
-  SimRequest(bool is_receive, RankOf owner, std::shared_ptr<CommCompletions> completions)
-      : receive(is_receive), owner_(owner), completions_(std::move(completions)) {}
+  explicit SimRequest(bool is_receive) : receive(is_receive) {}
   ~SimRequest() override {
     if (WaitSet* set = watch().set) set->drop(watch().slot);
-    unwatch();
     if (direct) {  // a receive still queued gets no message; a message in flight is dropped at its arrival
-      direct->abandoned = true;
+      direct->watch.abandoned = true;
       direct->watch.waiter = nullptr;
       direct->watch.then = nullptr;
     }
+    if (!sg) return;
+    unwatch();
     // A receive dropped while pending must not let SimGrid write into freed memory later.
-    if (receive && !done && comm && sg4::Actor::self() != nullptr) {
-      comm->cancel();
-      owner_.resumed();
+    if (receive && !done && sg->comm && sg4::Actor::self() != nullptr) {
+      sg->comm->cancel();
+      sg->owner.resumed();
     }
-    delete raw;
+    delete sg->raw;
   }
 
-  // Once `comm` is started: from now on its end is noted in `watch` (CommCompletions).
+  // A request on SimGrid's path, before its communication starts.
+  void use_simgrid(RankOf owner, std::shared_ptr<CommCompletions> completions) {
+    sg = std::make_unique<SimGridTransfer>(std::move(owner), std::move(completions));
+  }
+  // Once `comm()` is started: from now on its end is noted in `watch` (CommCompletions).
   void start_watching() {
-    kernel_ = comm->get_impl();
-    completions_->watch(kernel_, &own_watch_);
+    sg->kernel = sg->comm->get_impl();
+    sg->completions->watch(sg->kernel, &sg->watch);
   }
   void unwatch() {
-    if (kernel_ != nullptr && !own_watch_.ended) completions_->forget(kernel_, &own_watch_);
-    kernel_ = nullptr;
+    if (sg->kernel != nullptr && !sg->watch.ended) sg->completions->forget(sg->kernel, &sg->watch);
+    sg->kernel = nullptr;
   }
+  // SimGrid's communication (a request on SimGrid's path only).
+  sg4::CommPtr& comm() { return sg->comm; }
 
   // Called once the communication has finished (SimGrid's, or a direct message's arrival).
   void complete() {
@@ -73,8 +96,8 @@ class SimRequest final : public Request {
     if (receive && direct) {
       message = std::move(direct->delivered);
     } else if (receive) {
-      message.reset(raw);
-      raw = nullptr;
+      message.reset(sg->raw);
+      sg->raw = nullptr;
     }
   }
 
@@ -84,32 +107,27 @@ class SimRequest final : public Request {
   }
 
   // Where its end is noted: the direct message's end, or the watched SimGrid communication's.
-  CommCompletions::Watch& watch() { return direct ? direct->watch : own_watch_; }
+  CommCompletions::Watch& watch() { return direct ? direct->watch : sg->watch; }
 
   const bool receive;
-  sg4::CommPtr comm;                               // null for a direct message
-  std::shared_ptr<DirectMessages::End> direct;     // a control channel's message (DirectMessages.hpp)
-  Message* raw = nullptr;  // where SimGrid delivers the sender's message
-  std::unique_ptr<Message> message;
   bool done = false;
   bool cancelled = false;
-
- private:
-  CommCompletions::Watch own_watch_;
-  RankOf owner_;
-  std::shared_ptr<CommCompletions> completions_;
-  const void* kernel_ = nullptr;  // the communication's kernel activity, while watched
+  std::shared_ptr<DirectMessages::End> direct;  // a control channel's message (DirectMessages.hpp)
+  std::unique_ptr<Message> message;
+  std::unique_ptr<SimGridTransfer> sg;  // null for a direct message
 };
+// With shared_ptr's control block before it (libstdc++: its vtable pointer and two counts).
+static_assert(sizeof(SimRequest) + 2 * sizeof(void*) <= kCacheLineBytes, "a request no longer fits a cache line");
+static_assert(sizeof(DirectMessages::End) + 2 * sizeof(void*) <= kCacheLineBytes, "an end no longer fits a line");
 
 // A send or receive makes a request, and a direct message's end with it, and frees them once done: thousands at once
 // in a butterfly's phase. They come from free lists, not malloc (docs/performance-log.md, "Requests and their message
-// ends from a free list").
-std::shared_ptr<SimRequest> new_request(bool is_receive, RankOf owner, std::shared_ptr<CommCompletions> completions) {
-  return std::allocate_shared<SimRequest>(FreeListAllocator<SimRequest>{}, is_receive, std::move(owner),
-                                          std::move(completions));
+// ends from a free list"), a request's block aligned to a cache line.
+std::shared_ptr<SimRequest> new_request(bool is_receive) {
+  return std::allocate_shared<SimRequest>(FreeListAllocator<SimRequest, kCacheLineBytes>{}, is_receive);
 }
 std::shared_ptr<DirectMessages::End> new_end() {
-  return std::allocate_shared<DirectMessages::End>(FreeListAllocator<DirectMessages::End>{});
+  return std::allocate_shared<DirectMessages::End>(FreeListAllocator<DirectMessages::End, kCacheLineBytes>{});
 }
 
 // SimRequest is final, so comparing the dynamic type is the exact check, and cheaper than a dynamic_cast: a server's
@@ -238,14 +256,15 @@ void SimComm::check_peer(int peer, const char* what) const {
 RequestPtr SimComm::isend(int dst, Tag tag, Payload payload, double logical_bytes) {
   check_peer(dst, "isend");
   const int key_src = tags::is_any_source(tag) ? kAnySource : rank_;
-  auto request = new_request(false, RankOf{world_.math_pool(), rank_}, world_.completions());
+  auto request = new_request(false);
   if (goes_direct(tag)) {
     request->direct = new_end();
     send_direct(dst, key_src, tag, std::move(payload), logical_bytes, request->direct, !DirectMessages::carries(tag));
     return request;
   }
   auto* msg = new Message{rank_, tag, std::move(payload)};
-  request->comm = world_.mailbox(dst, key_src, tag)->put_async(msg, simulated_bytes(logical_bytes));
+  request->use_simgrid(RankOf{world_.math_pool(), rank_}, world_.completions());
+  request->comm() = world_.mailbox(dst, key_src, tag)->put_async(msg, simulated_bytes(logical_bytes));
   request->start_watching();
   resumed();
   return request;
@@ -289,13 +308,14 @@ RequestPtr SimComm::irecv(int src, Tag tag) {
                            (src == kAnySource ? " is not an any-source tag but was received from kAnySource"
                                               : " is an any-source tag; receive it with kAnySource"));
   if (src != kAnySource) check_peer(src, "irecv");
-  auto request = new_request(true, RankOf{world_.math_pool(), rank_}, world_.completions());
+  auto request = new_request(true);
   if (goes_direct(tag)) {
     request->direct = new_end();
     world_.direct_messages()->receive(SimWorld::mailbox_key(rank_, src, tag), request->direct);
     return request;
   }
-  request->comm = world_.mailbox(rank_, src, tag)->get_async<Message>(&request->raw);
+  request->use_simgrid(RankOf{world_.math_pool(), rank_}, world_.completions());
+  request->comm() = world_.mailbox(rank_, src, tag)->get_async<Message>(&request->sg->raw);
   request->start_watching();
   resumed();
   return request;
@@ -308,7 +328,7 @@ bool SimComm::test(const RequestPtr& request) {
     if (r.direct->watch.ended) r.complete();
     return r.done;
   }
-  const bool finished = r.comm->test();
+  const bool finished = r.comm()->test();
   resumed();
   if (finished) r.complete();
   return finished;
@@ -318,10 +338,10 @@ void SimComm::cancel(const RequestPtr& request) {
   auto& r = as_sim(request);
   if (r.done) return;
   if (r.direct) {
-    r.direct->abandoned = true;
+    r.direct->watch.abandoned = true;
   } else {
     r.unwatch();
-    r.comm->cancel();
+    r.comm()->cancel();
     resumed();
   }
   r.mark_done();
@@ -344,7 +364,7 @@ void SimComm::do_wait(const RequestPtr& request) {
     wait_any_watched(std::span(&request, 1), r.watch().ended ? 0 : 1);
     return;
   }
-  r.comm->wait();
+  r.comm()->wait();
   resumed();
   r.complete();
 }
@@ -368,7 +388,7 @@ std::size_t SimComm::do_wait_any(std::span<const RequestPtr> requests) {
   if (any_direct || requests.size() >= watched_wait_any_from) return wait_any_watched(requests, first_ended);
   std::vector<sg4::CommPtr> comms;
   comms.reserve(requests.size());
-  for (const auto& r : requests) comms.push_back(as_sim(r).comm);
+  for (const auto& r : requests) comms.push_back(as_sim(r).comm());
   const auto i = static_cast<std::size_t>(sg4::Comm::wait_any(comms));
   resumed();
   as_sim(requests[i]).complete();
@@ -379,7 +399,7 @@ std::size_t SimComm::do_wait_any(std::span<const RequestPtr> requests) {
 std::size_t SimComm::take_ended(std::span<const RequestPtr> requests, std::size_t chosen) {
   auto& r = as_sim(requests[chosen]);
   if (!r.direct) {
-    r.comm->wait();  // SimGrid has finished it: returns at once and lets SimGrid forget it
+    r.comm()->wait();  // SimGrid has finished it: returns at once and lets SimGrid forget it
     resumed();
   }
   r.complete();
@@ -471,7 +491,7 @@ std::size_t SimComm::wait_any_watched(std::span<const RequestPtr> requests, std:
 // A chain of exchanges progressed in maestro: each phase's continuation runs where the agent would have been woken
 // (CommCompletions queues it in the order of the batch's ends, as the wake it replaces), and the agent is woken once,
 // when the last phase is done. The agent's wait time is accounted phase by phase, as its waits would have been.
-class SimComm::KernelExchange {
+class SimComm::KernelExchange final : public CommCompletions::Continuation {
  public:
   KernelExchange(SimComm& comm, const ExchangeChain& chain) : comm_(comm), chain_(chain) {}
   ~KernelExchange() {
@@ -494,7 +514,7 @@ class SimComm::KernelExchange {
   void set_waiter(WakeUp* waiter) { waiter_ = waiter; }
 
  private:
-  static void resume(void* self) { static_cast<KernelExchange*>(self)->progress(); }
+  void resume() override { progress(); }
 
   // What the agent would do once woken, as far as the ended requests allow; arms the next request to wait for.
   void progress() {
@@ -530,8 +550,7 @@ class SimComm::KernelExchange {
   bool arm(const RequestPtr& request) {
     CommCompletions::Watch& watch = as_sim(request).watch();
     if (watch.ended) return true;
-    watch.then = &KernelExchange::resume;
-    watch.then_arg = this;
+    watch.then = this;
     return false;
   }
   static void disarm(const RequestPtr& request) {
@@ -589,7 +608,7 @@ void SimComm::do_exchange(const ExchangeChain& chain) {
 // would have run after all of maestro's work, after the actors woken before it, so at one instant a continuation's
 // sends now come before theirs (Prague's groups, formed in the order requests reach the generator, move as a seed
 // does: docs/performance-log.md, "A `Schedule`'s continuations run in maestro").
-class SimComm::KernelSchedule {
+class SimComm::KernelSchedule final : public CommCompletions::Continuation {
  public:
   KernelSchedule(SimComm& comm, Schedule& schedule) : comm_(comm), schedule_(schedule) {}
   ~KernelSchedule() { disarm(); }
@@ -652,7 +671,7 @@ class SimComm::KernelSchedule {
 
  private:
   static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
-  static void resume(void* self) { static_cast<KernelSchedule*>(self)->progress(); }
+  void resume() override { progress(); }
 
   static bool all_direct(std::span<const RequestPtr> pending) {
     for (const auto& r : pending)
@@ -662,8 +681,7 @@ class SimComm::KernelSchedule {
   void arm(std::span<const RequestPtr> pending) {
     for (const auto& r : pending) {
       CommCompletions::Watch& watch = as_sim(r).watch();
-      watch.then = &KernelSchedule::resume;
-      watch.then_arg = this;
+      watch.then = this;
     }
   }
   void disarm() {

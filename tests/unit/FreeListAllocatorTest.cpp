@@ -1,6 +1,6 @@
 // The allocator of the simulated requests and direct messages' ends (sim/simgrid/FreeListAllocator.hpp): a freed block
 // serves the next allocation of its type, last freed first; shared objects made with it are built and destroyed as
-// with make_shared.
+// with make_shared; with a cache line's alignment, a shared object that fits a line with its counts lies in one.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -15,6 +15,11 @@ namespace {
 
 struct alignas(64) Wide {
   std::uint64_t words[9];
+};
+
+// With libstdc++'s counts (16 bytes), 48 in all: malloc alone would put such blocks 48 bytes apart, across lines.
+struct Small {
+  std::uint64_t words[4];
 };
 
 struct Counted {
@@ -60,6 +65,23 @@ TEST(FreeListAllocator, SharedObjectsAreBuiltAndDestroyedAsWithMakeShared) {
     EXPECT_EQ(again.get(), last);  // in the block freed last
     EXPECT_EQ(alive, 1);
   }
+}
+
+TEST(FreeListAllocator, WithALinesAlignmentEverySharedBlockStartsALine) {
+  constexpr std::size_t kLine = 64;
+  std::vector<std::shared_ptr<Small>> objects;
+  for (int i = 0; i < 100; ++i) {
+    objects.push_back(std::allocate_shared<Small>(FreeListAllocator<Small, kLine>{}));
+    const auto at = reinterpret_cast<std::uintptr_t>(objects.back().get());
+    // Its counts first, at the line's start (libstdc++), then the object, within the line.
+    EXPECT_EQ(at % kLine, 2 * sizeof(void*)) << "object " << i;
+    EXPECT_LE(at % kLine + sizeof(Small), kLine) << "object " << i;
+  }
+  // Freed and made again from the list: the same aligned block.
+  const Small* last = objects.back().get();
+  objects.clear();
+  const auto again = std::allocate_shared<Small>(FreeListAllocator<Small, kLine>{});
+  EXPECT_EQ(again.get(), last);
 }
 
 }  // namespace quorum
