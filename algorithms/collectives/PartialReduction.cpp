@@ -3,6 +3,8 @@
 #include <bit>
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -22,11 +24,11 @@ bool parse_partial_schedule(const std::string& text, PartialSchedule& out) {
 }
 
 FreshRanks::FreshRanks(int world_size, bool listed)
-    : words_(listed ? static_cast<std::size_t>((world_size + 63) / 64) : 1, 0), listed_(listed) {}
+    : words_(listed ? static_cast<std::size_t>((world_size + 63) / 64) : 0, 0), listed_(listed) {}
 
 void FreshRanks::insert(int rank) {
   if (!listed_) {
-    ++words_[0];  // each rank inserts itself once, into its own partial sum
+    ++counted_;  // each rank inserts itself once, into its own partial sum
     return;
   }
   words_[static_cast<std::size_t>(rank / 64)] |= std::int64_t{1} << (rank % 64);
@@ -38,26 +40,31 @@ bool FreshRanks::contains(int rank) const {
 }
 
 int FreshRanks::count() const {
-  if (!listed_) return static_cast<int>(words_[0]);
+  if (!listed_) return static_cast<int>(counted_);
   int n = 0;
   for (std::int64_t w : words_) n += std::popcount(static_cast<std::uint64_t>(w));
   return n;
 }
 
-void FreshRanks::clear() { std::fill(words_.begin(), words_.end(), 0); }
+void FreshRanks::clear() {
+  std::fill(words_.begin(), words_.end(), 0);
+  counted_ = 0;
+}
 
 void FreshRanks::unite(const std::vector<std::int64_t>& message_ints) {
-  if (message_ints.size() != words_.size() + 1)
+  const std::size_t kept = listed_ ? words_.size() : 1;
+  if (message_ints.size() != kept + 1)
     throw std::logic_error("partial allreduce: a partner sent " + std::to_string(message_ints.size() - 1) +
-                           " words of fresh ranks, this rank keeps " + std::to_string(words_.size()));
+                           " words of fresh ranks, this rank keeps " + std::to_string(kept));
   if (!listed_) {
-    words_[0] += message_ints[1];  // disjoint sets: the sizes add
+    counted_ += message_ints[1];  // disjoint sets: the sizes add
     return;
   }
   for (std::size_t i = 0; i < words_.size(); ++i) words_[i] |= message_ints[i + 1];
 }
 
 std::vector<std::int64_t> FreshRanks::message_ints(std::int64_t version) const {
+  if (!listed_) return {version, counted_};
   std::vector<std::int64_t> ints;
   ints.reserve(1 + words_.size());
   ints.push_back(version);
@@ -119,15 +126,26 @@ void PartialReduction::butterfly(std::int64_t version, PartialSum& p, int vi, co
                                  Real real) {
   const int k = static_cast<int>(dims.size());
   const bool doubling = schedule_ == PartialSchedule::RecursiveDoubling;
+  if (k > kMaxDimensions)
+    throw std::logic_error("partial allreduce: " + std::to_string(k) + " butterfly dimensions, at most " +
+                           std::to_string(kMaxDimensions) + " have tags of their own");
   // One chain of exchanges (Comm::exchange): k phases for recursive doubling; for Rabenseifner's, k of the
   // reduce-scatter over dims in order, then k of the allgather in reverse order. Each phase's functions capture one
-  // pointer, which std::function keeps in place: no allocation per version.
+  // pointer, which std::function keeps in place: no allocation per version. What the phases read is here, on the
+  // agent's stack, which a phase progressed in maestro finds read ahead (DirectMessages::warm): the partial sum
+  // (moved in for the chain's length, and back), the dimensions, the communicator and the message size. Read
+  // elsewhere (this reduction, the grouping's vector, the caller's sum), each was one more line a phase to fetch once
+  // the other ranks' phases had evicted it (3% of the misses at 4,096 ranks: docs/performance-log.md, "A butterfly's
+  // phase reads its state on the agent's stack").
+  const std::size_t elements = p.data.size();
   struct State {
     PartialReduction& self;
-    PartialSum& p;
+    Comm& c;
+    double logical_bytes;
+    PartialSum p;
     std::int64_t version;
     int vi, k;
-    const std::vector<int>& dims;
+    std::array<std::uint8_t, kMaxDimensions> dims;
     Real& real;
     BlockPartition part;
     int lo, hi;  // Rabenseifner's: the blocks this member is responsible for
@@ -139,7 +157,19 @@ void PartialReduction::butterfly(std::int64_t version, PartialSum& p, int vi, co
     int keep_hi(int j) const { return upper(j) ? hi : (lo + hi) / 2; }
     int give_lo(int j) const { return upper(j) ? lo : (lo + hi) / 2; }
     int give_hi(int j) const { return upper(j) ? (lo + hi) / 2 : hi; }
-  } st{*this, p, version, vi, k, dims, real, BlockPartition{p.data.size(), logical_bytes_, 1 << k}, 0, 1 << k};
+  } st{*this,
+       c_,
+       logical_bytes_,
+       std::move(p),
+       version,
+       vi,
+       k,
+       {},
+       real,
+       BlockPartition{elements, logical_bytes_, 1 << k},
+       0,
+       1 << k};
+  std::copy(dims.begin(), dims.end(), st.dims.begin());
   Comm::ExchangeChain chain;
   chain.phases = doubling ? k : 2 * k;
   chain.partner = [s = &st](int j) { return s->real(s->vi ^ s->bit(j)); };
@@ -147,11 +177,11 @@ void PartialReduction::butterfly(std::int64_t version, PartialSum& p, int vi, co
   chain.tag = [s = &st](int j) { return s->self.tag_of_(s->version, j < s->k ? j : s->k + (2 * s->k - 1 - j)); };
   if (doubling) {
     chain.payload = [s = &st](int) { return s->self.pack(s->version, s->p.data, s->p.fresh); };
-    chain.logical_bytes = [s = &st](int) { return s->self.logical_bytes_; };
+    chain.logical_bytes = [s = &st](int) { return s->logical_bytes; };
     chain.received = [s = &st](int, Message& m) {
       check_version(s->version, m);
       vec::add(s->p.data, m.payload.values);
-      s->self.c_.charge_reduction(s->self.logical_bytes_, m.payload.values.size());
+      s->c.charge_reduction(s->logical_bytes, m.payload.values.size());
       s->p.fresh.unite(m.payload.ints);
       s->self.spares_.give_back(std::move(m.payload.values));
     };
@@ -169,7 +199,7 @@ void PartialReduction::butterfly(std::int64_t version, PartialSum& p, int vi, co
       if (j < s->k) {  // reduce-scatter: sum the half kept
         const int keep_lo = s->keep_lo(j), keep_hi = s->keep_hi(j);
         vec::add(s->part.span(s->p.data, keep_lo, keep_hi), m.payload.values);
-        s->self.c_.charge_reduction(s->part.bytes_of(keep_lo, keep_hi), m.payload.values.size());
+        s->c.charge_reduction(s->part.bytes_of(keep_lo, keep_hi), m.payload.values.size());
         s->p.fresh.unite(m.payload.ints);
         s->lo = keep_lo;
         s->hi = keep_hi;
@@ -185,6 +215,7 @@ void PartialReduction::butterfly(std::int64_t version, PartialSum& p, int vi, co
     };
   }
   c_.exchange(chain);
+  p = std::move(st.p);
 }
 
 Payload PartialReduction::pack(std::int64_t version, std::span<const float> values, const FreshRanks& fresh) {

@@ -41,7 +41,8 @@ class FreshRanks {
   std::vector<std::int64_t> message_ints(std::int64_t version) const;
 
  private:
-  std::vector<std::int64_t> words_;  // listed: bit r of word r / 64; counted: one word, the count
+  std::vector<std::int64_t> words_;  // listed: bit r of word r / 64; counted: none
+  std::int64_t counted_ = 0;         // counted: how many (in place, where a word on the heap was one more miss a phase)
   bool listed_;
 };
 
@@ -54,6 +55,8 @@ struct PartialSum {
 // A version's schedule messages are tagged by phase: 0 .. 2k-1 for the butterfly, then the fold's two phases.
 inline constexpr int kPartialPhasesPerVersion = 64;
 inline constexpr int kFoldInPhase = 62, kFoldOutPhase = 63;
+// So a butterfly has at most 31 dimensions (Rabenseifner's 2k phases below the fold's).
+inline constexpr int kMaxDimensions = kFoldInPhase / 2;
 
 class PartialReduction {
  public:
