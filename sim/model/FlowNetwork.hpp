@@ -189,21 +189,23 @@ class FlowNetwork {
     double last = 0;
     double next_target = kNoTarget;  // the front of its queue's target: its next end on its clock
   };
-  struct Link {
+  // What a flow's start and end read of each link of its route (its count, its bound and whether it binds, the list it
+  // is in) first, in the link's first cache line; what the solves read after.
+  struct alignas(64) Link {
     double capacity = 0;
     double bound_sum = 0;          // of its moving flows' finite bounds: the link binds if this exceeds its capacity
     std::uint32_t unbounded = 0;   // moving flows without a bound (the link binds)
-    std::uint64_t stamp = 0;       // stamp_ when it was last gathered
-    std::uint32_t local = 0;       // its index in the fill arrays then (fill_links_)
-    std::vector<ClassId> classes;  // when solved: the classes whose key holds it
     bool solved = false;
     bool unsolved_binding = false;  // binds() && !solved, as its flows count it
     bool modified = false;          // a solved link whose classes or capacity changed since the last solve
     bool listed_for_check = false;
     bool reshaped = false;          // in reshaped_
     std::vector<FlowId> moving;    // flows past their latency
-    std::uint64_t checked = 0;     // the check that last looked at it
     double headroom_part = 0;  // unsolved: each flow's part of the capacity left, when last shared
+    std::uint64_t stamp = 0;       // stamp_ when it was last gathered
+    std::uint32_t local = 0;       // its index in the fill arrays then (fill_links_)
+    std::vector<ClassId> classes;  // when solved: the classes whose key holds it
+    std::uint64_t checked = 0;     // the check that last looked at it
     // Its classes' flows at their rates, as of the last solve that filled it or set its classes' rates locally (in the
     // fill arrays while it is among them: used_of()); read only while it is solved and binds, stale otherwise.
     double used = 0;
