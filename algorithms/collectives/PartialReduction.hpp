@@ -42,7 +42,7 @@ class FreshRanks {
 
  private:
   std::vector<std::int64_t> words_;  // listed: bit r of word r / 64; counted: none
-  std::int64_t counted_ = 0;         // counted: how many (in place, where a word on the heap was one more miss a phase)
+  std::int64_t counted_ = 0;         // counted: how many (in place: a word on the heap was one more line a phase to read)
   bool listed_;
 };
 
