@@ -255,13 +255,12 @@ void SimComm::check_peer(int peer, const char* what) const {
 
 RequestPtr SimComm::isend(int dst, Tag tag, Payload payload, double logical_bytes) {
   check_peer(dst, "isend");
-  const int key_src = tags::is_any_source(tag) ? kAnySource : rank_;
   auto request = new_request(false);
   if (goes_direct(tag)) {
-    request->direct = new_end();
-    send_direct(dst, key_src, tag, std::move(payload), logical_bytes, request->direct, !DirectMessages::carries(tag));
+    request->direct = direct_isend(dst, tag, std::move(payload), logical_bytes);
     return request;
   }
+  const int key_src = tags::is_any_source(tag) ? kAnySource : rank_;
   auto* msg = new Message{rank_, tag, std::move(payload)};
   request->use_simgrid(RankOf{world_.math_pool(), rank_}, world_.completions());
   request->comm() = world_.mailbox(dst, key_src, tag)->put_async(msg, simulated_bytes(logical_bytes));
@@ -302,16 +301,33 @@ void SimComm::send_direct(int dst, int key_src, Tag tag, Payload payload, double
                                  std::move(sender), shared);
 }
 
-RequestPtr SimComm::irecv(int src, Tag tag) {
+std::shared_ptr<DirectMessages::End> SimComm::direct_isend(int dst, Tag tag, Payload payload,
+                                                          double logical_bytes) {
+  const int key_src = tags::is_any_source(tag) ? kAnySource : rank_;
+  auto end = new_end();
+  send_direct(dst, key_src, tag, std::move(payload), logical_bytes, end, !DirectMessages::carries(tag));
+  return end;
+}
+
+void SimComm::check_receive(int src, Tag tag) const {
   if (tags::is_any_source(tag) != (src == kAnySource))
     throw std::logic_error("irecv: tag " + std::to_string(tag) +
                            (src == kAnySource ? " is not an any-source tag but was received from kAnySource"
                                               : " is an any-source tag; receive it with kAnySource"));
   if (src != kAnySource) check_peer(src, "irecv");
+}
+
+std::shared_ptr<DirectMessages::End> SimComm::direct_irecv(int src, Tag tag) {
+  auto end = new_end();
+  world_.direct_messages()->receive(SimWorld::mailbox_key(rank_, src, tag), end);
+  return end;
+}
+
+RequestPtr SimComm::irecv(int src, Tag tag) {
+  check_receive(src, tag);
   auto request = new_request(true);
   if (goes_direct(tag)) {
-    request->direct = new_end();
-    world_.direct_messages()->receive(SimWorld::mailbox_key(rank_, src, tag), request->direct);
+    request->direct = direct_irecv(src, tag);
     return request;
   }
   request->use_simgrid(RankOf{world_.math_pool(), rank_}, world_.completions());
@@ -491,12 +507,14 @@ std::size_t SimComm::wait_any_watched(std::span<const RequestPtr> requests, std:
 // A chain of exchanges progressed in maestro: each phase's continuation runs where the agent would have been woken
 // (CommCompletions queues it in the order of the batch's ends, as the wake it replaces), and the agent is woken once,
 // when the last phase is done. The agent's wait time is accounted phase by phase, as its waits would have been.
+// A phase's receive and send are direct messages' ends, held here without the requests irecv and isend would wrap
+// them in: what a request adds (its line, read again at the end, the taking and the release) nothing here uses.
 class SimComm::KernelExchange final : public CommCompletions::Continuation {
  public:
   KernelExchange(SimComm& comm, const ExchangeChain& chain) : comm_(comm), chain_(chain) {}
   ~KernelExchange() {
-    disarm(recv_);
-    disarm(send_);
+    abandon(recv_);
+    abandon(send_);
   }
 
   void start(int phase) {
@@ -504,8 +522,13 @@ class SimComm::KernelExchange final : public CommCompletions::Continuation {
     phase_start_ = comm_.now();
     const int partner = chain_.partner(phase);
     const Tag tag = chain_.tag(phase);
-    recv_ = comm_.irecv(partner, tag);
-    send_ = comm_.isend(partner, tag, chain_.payload(phase), chain_.logical_bytes(phase));
+    // As irecv and isend would check, and would make direct messages (do_exchange checked phase 0's tag).
+    comm_.check_receive(partner, tag);
+    if (!comm_.goes_direct(tag))
+      throw std::logic_error("exchange: phase " + std::to_string(phase) + "'s tag " + std::to_string(tag) +
+                             " is not a direct message's, phase 0's was");
+    recv_ = comm_.direct_irecv(partner, tag);
+    send_ = comm_.direct_isend(partner, tag, chain_.payload(phase), chain_.logical_bytes(phase));
     received_ = false;
     progress();
   }
@@ -521,16 +544,15 @@ class SimComm::KernelExchange final : public CommCompletions::Continuation {
     try {
       for (;;) {
         if (!received_) {
-          if (!arm(recv_)) return;
+          if (!arm(*recv_)) return;
           comm_.account_blocked(phase_start_);  // wait(recv)
           recv_end_ = comm_.now();
-          comm_.take_ended(std::span(&recv_, 1), 0);
-          message_ = comm_.take(recv_);
+          if (!recv_->delivered) throw std::logic_error("exchange: a receive ended without its message");
+          message_ = std::move(*recv_->delivered);  // take()
           received_ = true;
         }
-        if (!arm(send_)) return;
+        if (!arm(*send_)) return;
         comm_.account_blocked(recv_end_);  // wait(send)
-        comm_.take_ended(std::span(&send_, 1), 0);
         comm_.resumed();  // the rank's math is done before its state is read
         chain_.received(phase_, message_);
         recv_.reset();
@@ -546,22 +568,26 @@ class SimComm::KernelExchange final : public CommCompletions::Continuation {
     if (waiter_ != nullptr) waiter_->wake();
   }
 
-  // Whether the request has ended; if not, its end will resume this chain.
-  bool arm(const RequestPtr& request) {
-    CommCompletions::Watch& watch = as_sim(request).watch();
-    if (watch.ended) return true;
-    watch.then = this;
+  // Whether the transfer has ended; if not, its end will resume this chain.
+  bool arm(DirectMessages::End& end) {
+    if (end.watch.ended) return true;
+    end.watch.then = this;
     return false;
   }
-  static void disarm(const RequestPtr& request) {
-    if (request) as_sim(request).watch().then = nullptr;
+  // As a request given up would leave its end (SimRequest's destructor): a receive still queued gets no message, a
+  // message in flight is dropped at its arrival, and nothing runs at its end.
+  static void abandon(const std::shared_ptr<DirectMessages::End>& end) {
+    if (!end) return;
+    end->watch.abandoned = true;
+    end->watch.waiter = nullptr;
+    end->watch.then = nullptr;
   }
 
   SimComm& comm_;
   const ExchangeChain& chain_;
   int phase_ = 0;
   double phase_start_ = 0, recv_end_ = 0;
-  RequestPtr recv_, send_;
+  std::shared_ptr<DirectMessages::End> recv_, send_;
   bool received_ = false;
   Message message_;
   bool finished_ = false;

@@ -79,6 +79,12 @@ class SimComm final : public Comm, private NativeCollectives {
   // has a core of its own, else seconds x core_share core-seconds on the node's shared cores.
   void work(double seconds, double core_share = 1);
   void check_peer(int peer, const char* what) const;
+  // What irecv checks of a receive's source and tag.
+  void check_receive(int src, Tag tag) const;
+  // A direct message's receive and send (goes_direct(tag)), their ends returned: a request holds one, and a chain
+  // progressed in maestro holds its phase's two itself, without requests (KernelExchange).
+  std::shared_ptr<DirectMessages::End> direct_irecv(int src, Tag tag);
+  std::shared_ptr<DirectMessages::End> direct_isend(int dst, Tag tag, Payload payload, double logical_bytes);
   std::size_t wait_any_watched(std::span<const RequestPtr> requests, std::size_t first_ended);
   std::size_t wait_any_in_set(std::span<const RequestPtr> requests, const RequestList* list = nullptr);
   // Registers requests[slot] at `slot` of the actor's WaitSet unless it is there already.

@@ -80,6 +80,26 @@ TEST(ExchangeChain, AnErrorInAPhaseReachesItsAgent) {
   EXPECT_NE(result.error.find("rank 2: bad phase"), std::string::npos) << result.error;
 }
 
+// In maestro a phase's ends are made without irecv and isend (SimComm's KernelExchange): a partner out of range is
+// still refused as irecv refuses it, at the phase that names it.
+TEST(ExchangeChain, APartnerOutOfRangeIsRefusedAsIrecvRefusesIt) {
+  const auto result = run_simulated(star(4), [](Comm& comm) {
+    Comm::ExchangeChain chain;
+    chain.phases = 2;
+    chain.partner = [&comm](int j) { return j == 0 ? comm.rank() ^ 1 : comm.size() + comm.rank(); };
+    chain.tag = [](int j) { return tags::make(Channel::Benchmark, j); };
+    chain.payload = [](int) { return Payload{}; };
+    chain.logical_bytes = [](int) { return 64.0; };
+    chain.received = [](int, Message&) {};
+    comm.exchange(chain);
+    return nlohmann::json();
+  });
+  EXPECT_FALSE(result.ok);
+  // Whichever rank fails first is reported: each names a partner of 4 to 7.
+  EXPECT_NE(result.error.find(": irecv: rank "), std::string::npos) << result.error;
+  EXPECT_NE(result.error.find(" out of range"), std::string::npos) << result.error;
+}
+
 TEST(ExchangeChain, AChainWhosePartnerNeverAnswersIsADeadlockNotACrash) {
   const auto result = run_simulated(star(2), [](Comm& comm) {
     if (comm.rank() == 1) return nlohmann::json();
