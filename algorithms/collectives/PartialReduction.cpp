@@ -131,12 +131,11 @@ void PartialReduction::butterfly(std::int64_t version, PartialSum& p, int vi, co
                            std::to_string(kMaxDimensions) + " have tags of their own");
   // One chain of exchanges (Comm::exchange): k phases for recursive doubling; for Rabenseifner's, k of the
   // reduce-scatter over dims in order, then k of the allgather in reverse order. Each phase's functions capture one
-  // pointer, which std::function keeps in place: no allocation per version. What the phases read is here, on the
-  // agent's stack, which a phase progressed in maestro finds read ahead (DirectMessages::warm): the partial sum
-  // (moved in for the chain's length, and back), the dimensions, the communicator and the message size. Read
-  // elsewhere (this reduction, the grouping's vector, the caller's sum), each was one more line a phase to fetch once
-  // the other ranks' phases had evicted it (3% of the misses at 4,096 ranks: docs/performance-log.md, "A butterfly's
-  // phase reads its state on the agent's stack").
+  // pointer, which std::function keeps in place: no allocation per version. What the phases read is here, in three
+  // lines of the agent's stack beside the chain: the partial sum (moved in for the chain's length, and back), the
+  // dimensions, the communicator and the message size. Read elsewhere (this reduction, the grouping's vector, the
+  // caller's sum), each was one more line a phase to fetch once the other ranks' phases had evicted it (3% of the
+  // misses at 4,096 ranks: docs/performance-log.md, "A butterfly's phase reads its state on the agent's stack").
   const std::size_t elements = p.data.size();
   struct State {
     PartialReduction& self;

@@ -155,8 +155,10 @@ void DirectMessages::warm(std::span<const Delivery> batch) {
     for (const End* end : {d.receiver.get(), d.message.sender.get()}) {
       if (end == nullptr) continue;
       if (end->watch.waiter != nullptr) end->watch.waiter->warm();
-      // A chain progressed in maestro (SimComm's KernelExchange) reads its state on the agent's stack: the chain
-      // object and, above it, the frames of the agent's collective (512 bytes: a guess that covers both, not tuned).
+      // A chain progressed in maestro (SimComm's KernelExchange) reads its state on the agent's stack. 512 bytes from
+      // the exchange: its own lines, the frames above it and the chain's first line, not the chain's state further up
+      // (a probe of the addresses, stop 67; reading exactly what it reads added misses: docs/performance-log.md, "A
+      // continuation's state read just before it runs").
       if (end->watch.then != nullptr) touch_lines(end->watch.then, 512);
     }
 }

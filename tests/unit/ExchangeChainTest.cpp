@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <simgrid/s4u/Actor.hpp>
 
+#include <functional>
 #include <stdexcept>
+#include <utility>
 
 #include "tests/support/AgentLoopReference.hpp"
 #include "tests/support/SimHarness.hpp"
@@ -47,6 +49,18 @@ nlohmann::json butterfly(Comm& comm, bool observed) {
           {"in_maestro", in_maestro}};
 }
 
+// A chain of `phases` phases to `partner`, with empty 64-byte messages and nothing done with what arrives.
+Comm::ExchangeChain small_chain(int phases, std::function<int(int)> partner) {
+  Comm::ExchangeChain chain;
+  chain.phases = phases;
+  chain.partner = std::move(partner);
+  chain.tag = [](int j) { return tags::make(Channel::Benchmark, j); };
+  chain.payload = [](int) { return Payload{}; };
+  chain.logical_bytes = [](int) { return 64.0; };
+  chain.received = [](int, Message&) {};
+  return chain;
+}
+
 }  // namespace
 
 TEST(ExchangeChain, ProgressedInMaestroItGivesTheAgentLoopsMessagesTimesAndWaits) {
@@ -64,12 +78,7 @@ TEST(ExchangeChain, ProgressedInMaestroItGivesTheAgentLoopsMessagesTimesAndWaits
 
 TEST(ExchangeChain, AnErrorInAPhaseReachesItsAgent) {
   const auto result = run_simulated(star(4), [](Comm& comm) {
-    Comm::ExchangeChain chain;
-    chain.phases = 2;
-    chain.partner = [&comm](int j) { return comm.rank() ^ (1 << j); };
-    chain.tag = [](int j) { return tags::make(Channel::Benchmark, j); };
-    chain.payload = [](int) { return Payload{}; };
-    chain.logical_bytes = [](int) { return 64.0; };
+    Comm::ExchangeChain chain = small_chain(2, [&comm](int j) { return comm.rank() ^ (1 << j); });
     chain.received = [&comm](int j, Message&) {
       if (j == 1 && comm.rank() == 2) throw std::runtime_error("bad phase");
     };
@@ -84,14 +93,7 @@ TEST(ExchangeChain, AnErrorInAPhaseReachesItsAgent) {
 // still refused as irecv refuses it, at the phase that names it.
 TEST(ExchangeChain, APartnerOutOfRangeIsRefusedAsIrecvRefusesIt) {
   const auto result = run_simulated(star(4), [](Comm& comm) {
-    Comm::ExchangeChain chain;
-    chain.phases = 2;
-    chain.partner = [&comm](int j) { return j == 0 ? comm.rank() ^ 1 : comm.size() + comm.rank(); };
-    chain.tag = [](int j) { return tags::make(Channel::Benchmark, j); };
-    chain.payload = [](int) { return Payload{}; };
-    chain.logical_bytes = [](int) { return 64.0; };
-    chain.received = [](int, Message&) {};
-    comm.exchange(chain);
+    comm.exchange(small_chain(2, [&comm](int j) { return j == 0 ? comm.rank() ^ 1 : comm.size() + comm.rank(); }));
     return nlohmann::json();
   });
   EXPECT_FALSE(result.ok);
@@ -103,14 +105,7 @@ TEST(ExchangeChain, APartnerOutOfRangeIsRefusedAsIrecvRefusesIt) {
 TEST(ExchangeChain, AChainWhosePartnerNeverAnswersIsADeadlockNotACrash) {
   const auto result = run_simulated(star(2), [](Comm& comm) {
     if (comm.rank() == 1) return nlohmann::json();
-    Comm::ExchangeChain chain;
-    chain.phases = 1;
-    chain.partner = [](int) { return 1; };
-    chain.tag = [](int) { return tags::make(Channel::Benchmark, 0); };
-    chain.payload = [](int) { return Payload{}; };
-    chain.logical_bytes = [](int) { return 64.0; };
-    chain.received = [](int, Message&) {};
-    comm.exchange(chain);
+    comm.exchange(small_chain(1, [](int) { return 1; }));
     return nlohmann::json();
   });
   EXPECT_FALSE(result.ok);
