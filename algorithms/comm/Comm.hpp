@@ -89,7 +89,8 @@ class Comm {
   // first), and once both have completed hands the received message to received(j, message); phase j + 1's payload is
   // made after that. Blocks until the last phase is done; the time blocked is this agent's wait time, as for the
   // waits it stands for. A backend may progress the phases without running the agent between them (the simulator
-  // does), so payload and received must not block.
+  // does), so payload and received must not block. partner(j) and tag(j) depend on j alone: a backend may ask for
+  // every phase's before the first phase (the simulator does).
   struct ExchangeChain {
     int phases = 0;
     std::function<int(int phase)> partner;

@@ -509,9 +509,26 @@ std::size_t SimComm::wait_any_watched(std::span<const RequestPtr> requests, std:
 // when the last phase is done. The agent's wait time is accounted phase by phase, as its waits would have been.
 // A phase's receive and send are direct messages' ends, held here without the requests irecv and isend would wrap
 // them in: what a request adds (its line, read again at the end, the taking and the release) nothing here uses.
-class SimComm::KernelExchange final : public CommCompletions::Continuation {
+class alignas(kCacheLineBytes) SimComm::KernelExchange final : public CommCompletions::Continuation {
  public:
-  KernelExchange(SimComm& comm, const ExchangeChain& chain) : comm_(comm), chain_(chain) {}
+  // Every phase's partner and tag are asked for here, on the agent, where what the chain's functions read (a
+  // butterfly's state, its map of ranks, the collective's tags) was just read to make the chain: asked for at each
+  // phase's start in maestro, after the other ranks' phases had evicted those lines, they were some five misses a phase
+  // (eager-SGD at 4,096 ranks: docs/performance-log.md, "A butterfly's partners and tags asked for once a chain").
+  // They depend on the phase alone (ExchangeChain's contract).
+  KernelExchange(SimComm& comm, const ExchangeChain& chain) : comm_(comm), chain_(chain) {
+    const auto phases = static_cast<std::size_t>(std::max(chain.phases, 0));
+    Peer* peers = in_place_;
+    if (phases > kInPlacePhases) {
+      spilled_.resize(phases);
+      peers = spilled_.data();
+    }
+    for (std::size_t j = 0; j < phases; ++j) {
+      const int phase = static_cast<int>(j);
+      peers[j] = {chain.partner(phase), chain.tag(phase)};
+    }
+    peers_ = peers;
+  }
   ~KernelExchange() {
     abandon(recv_);
     abandon(send_);
@@ -520,8 +537,7 @@ class SimComm::KernelExchange final : public CommCompletions::Continuation {
   void start(int phase) {
     phase_ = phase;
     phase_start_ = comm_.now();
-    const int partner = chain_.partner(phase);
-    const Tag tag = chain_.tag(phase);
+    const auto [partner, tag] = peers_[phase];
     // As irecv and isend would check, and would make direct messages (do_exchange checked phase 0's tag).
     comm_.check_receive(partner, tag);
     if (!comm_.goes_direct(tag))
@@ -548,13 +564,13 @@ class SimComm::KernelExchange final : public CommCompletions::Continuation {
           comm_.account_blocked(phase_start_);  // wait(recv)
           recv_end_ = comm_.now();
           if (!recv_->delivered) throw std::logic_error("exchange: a receive ended without its message");
-          message_ = std::move(*recv_->delivered);  // take()
           received_ = true;
         }
         if (!arm(*send_)) return;
         comm_.account_blocked(recv_end_);  // wait(send)
         comm_.resumed();  // the rank's math is done before its state is read
-        chain_.received(phase_, message_);
+        // The message stays in its end until the phase is done (take() would move it out: one more line to write).
+        chain_.received(phase_, *recv_->delivered);
         recv_.reset();
         send_.reset();
         if (phase_ + 1 == chain_.phases) break;
@@ -583,16 +599,28 @@ class SimComm::KernelExchange final : public CommCompletions::Continuation {
     end->watch.then = nullptr;
   }
 
+  struct Peer {
+    int partner;
+    Tag tag;
+  };
+  // A butterfly's phases in place up to 2^16 ranks; a longer chain's on the heap.
+  static constexpr std::size_t kInPlacePhases = 16;
+
+  // What every phase reads, in the exchange's first two lines (it is aligned to one), the first four phases' peers in
+  // the second: 8 bytes of the virtual table's pointer, then 56 and 32 bytes of members, then the peers, 8 bytes each.
   SimComm& comm_;
   const ExchangeChain& chain_;
-  int phase_ = 0;
-  double phase_start_ = 0, recv_end_ = 0;
   std::shared_ptr<DirectMessages::End> recv_, send_;
+  double phase_start_ = 0;
+  double recv_end_ = 0;
+  int phase_ = 0;
   bool received_ = false;
-  Message message_;
   bool finished_ = false;
-  std::exception_ptr error_;
   WakeUp* waiter_ = nullptr;
+  const Peer* peers_ = nullptr;  // in_place_ or spilled_, by phase
+  Peer in_place_[kInPlacePhases]{};
+  std::vector<Peer> spilled_;
+  std::exception_ptr error_;
 };
 
 // Blocks this agent until a progress in maestro (KernelExchange, KernelSchedule) that could not finish here wakes it,

@@ -49,6 +49,39 @@ nlohmann::json butterfly(Comm& comm, bool observed) {
           {"in_maestro", in_maestro}};
 }
 
+// Twenty phases on 4 ranks, more than the exchange keeps its partners and tags for in place (16): phase j's partner is
+// rank ^ (1 + j % 3), a cycle that 16 does not divide, so that a phase given another phase's partner receives from
+// another rank (the sources are returned). The running sums double from phase 2 on: 6 x 2^18 at the end.
+int long_chain_partner(int rank, int phase) { return rank ^ (1 + phase % 3); }
+
+nlohmann::json long_chain(Comm& comm, bool observed) {
+  testing::IgnoredWaits observer;
+  if (observed) comm.observe_waits(&observer);
+  comm.sleep_for(1e-3 * comm.rank());
+  std::int64_t sum = comm.rank();
+  nlohmann::json sources = nlohmann::json::array();
+  int phases_in_maestro = 0;
+  Comm::ExchangeChain chain;
+  chain.phases = 20;
+  chain.partner = [&comm](int j) { return long_chain_partner(comm.rank(), j); };
+  chain.tag = [](int j) { return tags::make(Channel::Benchmark, j); };
+  chain.payload = [&sum](int) { return Payload{{}, {sum}}; };
+  chain.logical_bytes = [](int j) { return 1e5 * (j + 1); };
+  chain.received = [&](int, Message& m) {
+    sum += m.payload.ints.at(0);
+    sources.push_back(m.source);
+    phases_in_maestro += simgrid::s4u::Actor::is_maestro() ? 1 : 0;
+  };
+  const double blocked_before = comm.blocked_seconds();
+  comm.exchange(chain);
+  return {{"rank", comm.rank()},
+          {"sum", sum},
+          {"sources", sources},
+          {"end", comm.now()},
+          {"blocked", comm.blocked_seconds() - blocked_before},
+          {"phases_in_maestro", phases_in_maestro}};
+}
+
 // A chain of `phases` phases to `partner`, with empty 64-byte messages and nothing done with what arrives.
 Comm::ExchangeChain small_chain(int phases, std::function<int(int)> partner) {
   Comm::ExchangeChain chain;
@@ -74,6 +107,19 @@ TEST(ExchangeChain, ProgressedInMaestroItGivesTheAgentLoopsMessagesTimesAndWaits
         EXPECT_EQ(k["in_maestro"], nlohmann::json({true, true, true}));
         EXPECT_EQ(l["in_maestro"], nlohmann::json({false, false, false}));
       });
+}
+
+TEST(ExchangeChain, AChainLongerThanThePeersKeptInPlaceGivesTheAgentLoopsSumsTimesAndWaits) {
+  testing::expect_maestro_gives_agent_loops_times(4, long_chain, [](const nlohmann::json& k, const nlohmann::json& l) {
+    nlohmann::json sources = nlohmann::json::array();
+    for (int j = 0; j < 20; ++j) sources.push_back(long_chain_partner(k["rank"].get<int>(), j));
+    EXPECT_EQ(k["sources"], sources);
+    EXPECT_EQ(l["sources"], sources);
+    EXPECT_EQ(k["sum"], std::int64_t{6} << 18);
+    EXPECT_EQ(l["sum"], k["sum"]);
+    EXPECT_EQ(k["phases_in_maestro"], 20);
+    EXPECT_EQ(l["phases_in_maestro"], 0);
+  });
 }
 
 TEST(ExchangeChain, AnErrorInAPhaseReachesItsAgent) {
