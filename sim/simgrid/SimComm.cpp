@@ -517,6 +517,8 @@ class alignas(kCacheLineBytes) SimComm::KernelExchange final : public CommComple
   // (eager-SGD at 4,096 ranks: docs/performance-log.md, "A butterfly's partners and tags asked for once a chain").
   // They depend on the phase alone (ExchangeChain's contract).
   KernelExchange(SimComm& comm, const ExchangeChain& chain) : comm_(comm), chain_(chain) {
+    static_assert(sizeof(KernelExchange) == 4 * kCacheLineBytes,
+                  "the exchange's layout moved: its members no longer fill its first lines as said below");
     const auto phases = static_cast<std::size_t>(std::max(chain.phases, 0));
     Peer* peers = in_place_;
     if (phases > kInPlacePhases) {
@@ -533,6 +535,8 @@ class alignas(kCacheLineBytes) SimComm::KernelExchange final : public CommComple
     abandon(recv_);
     abandon(send_);
   }
+  KernelExchange(const KernelExchange&) = delete;  // peers_ may point into it, the ends' watches at it
+  KernelExchange& operator=(const KernelExchange&) = delete;
 
   void start(int phase) {
     phase_ = phase;
