@@ -27,6 +27,10 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 
+// The source a message from `rank` on `tag` is matched under: kAnySource for an any-source tag (its receiver names
+// none), else the sender.
+int mailbox_source(int rank, Tag tag) { return tags::is_any_source(tag) ? kAnySource : rank; }
+
 // The rank whose agents own a request, mutex, condition variable or agent handle: every call of theirs into SimGrid
 // returns to the rank's state, so it awaits the rank's math first (RankMathPool).
 struct RankOf {
@@ -260,7 +264,7 @@ RequestPtr SimComm::isend(int dst, Tag tag, Payload payload, double logical_byte
     request->direct = direct_isend(dst, tag, std::move(payload), logical_bytes);
     return request;
   }
-  const int key_src = tags::is_any_source(tag) ? kAnySource : rank_;
+  const int key_src = mailbox_source(rank_, tag);
   auto* msg = new Message{rank_, tag, std::move(payload)};
   request->use_simgrid(RankOf{world_.math_pool(), rank_}, world_.completions());
   request->comm() = world_.mailbox(dst, key_src, tag)->put_async(msg, simulated_bytes(logical_bytes));
@@ -271,7 +275,7 @@ RequestPtr SimComm::isend(int dst, Tag tag, Payload payload, double logical_byte
 
 void SimComm::post(int dst, Tag tag, Payload payload, double logical_bytes) {
   check_peer(dst, "post");
-  const int key_src = tags::is_any_source(tag) ? kAnySource : rank_;
+  const int key_src = mailbox_source(rank_, tag);
   if (goes_direct(tag)) {
     // A small posted message that carries no floats is unshared, as a courier delivers it on SimGrid's path.
     const bool unshared = DirectMessages::carries(tag) ||
@@ -303,7 +307,7 @@ void SimComm::send_direct(int dst, int key_src, Tag tag, Payload payload, double
 
 std::shared_ptr<DirectMessages::End> SimComm::direct_isend(int dst, Tag tag, Payload payload,
                                                           double logical_bytes) {
-  const int key_src = tags::is_any_source(tag) ? kAnySource : rank_;
+  const int key_src = mailbox_source(rank_, tag);
   auto end = new_end();
   send_direct(dst, key_src, tag, std::move(payload), logical_bytes, end, !DirectMessages::carries(tag));
   return end;
