@@ -16,6 +16,7 @@
 
 #include "algorithms/comm/RequestList.hpp"
 #include "algorithms/comm/Schedule.hpp"
+#include "sim/model/InlineVector.hpp"
 #include "sim/model/SlowLinkCost.hpp"
 #include "sim/simgrid/CacheTouch.hpp"
 #include "sim/simgrid/CooperativeMutex.hpp"
@@ -523,17 +524,11 @@ class alignas(kCacheLineBytes) SimComm::KernelExchange final : public CommComple
   KernelExchange(SimComm& comm, const ExchangeChain& chain) : comm_(comm), chain_(chain) {
     static_assert(sizeof(KernelExchange) == 4 * kCacheLineBytes,
                   "the exchange's layout moved: its members no longer fill its first lines as said below");
-    const auto phases = static_cast<std::size_t>(std::max(chain.phases, 0));
-    Peer* peers = in_place_;
-    if (phases > kInPlacePhases) {
-      spilled_.resize(phases);
-      peers = spilled_.data();
-    }
-    for (std::size_t j = 0; j < phases; ++j) {
+    peers_by_phase_.assign(static_cast<std::size_t>(std::max(chain.phases, 0)), [&chain](std::size_t j) {
       const int phase = static_cast<int>(j);
-      peers[j] = {chain.partner(phase), chain.tag(phase)};
-    }
-    peers_ = peers;
+      return Peer{chain.partner(phase), chain.tag(phase)};
+    });
+    peers_ = peers_by_phase_.data();
   }
   ~KernelExchange() {
     abandon(recv_);
@@ -616,6 +611,7 @@ class alignas(kCacheLineBytes) SimComm::KernelExchange final : public CommComple
 
   // What every phase reads, in the exchange's first two lines (it is aligned to one), the first four phases' peers in
   // the second: 8 bytes of the virtual table's pointer, then 56 and 32 bytes of members, then the peers, 8 bytes each.
+  // peers_ is peers_by_phase_.data(), read once: the vector's own size, which data() tests, is in the fourth line.
   SimComm& comm_;
   const ExchangeChain& chain_;
   std::shared_ptr<DirectMessages::End> recv_, send_;
@@ -625,9 +621,8 @@ class alignas(kCacheLineBytes) SimComm::KernelExchange final : public CommComple
   bool received_ = false;
   bool finished_ = false;
   WakeUp* waiter_ = nullptr;
-  const Peer* peers_ = nullptr;  // in_place_ or spilled_, by phase
-  Peer in_place_[kInPlacePhases]{};
-  std::vector<Peer> spilled_;
+  const Peer* peers_ = nullptr;  // peers_by_phase_'s, by phase
+  InlineVector<Peer, kInPlacePhases> peers_by_phase_;
   std::exception_ptr error_;
 };
 

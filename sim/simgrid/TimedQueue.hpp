@@ -45,22 +45,17 @@ class TimedQueue {
     if (entry == 0) {
       const std::uint32_t list = take_free_slot(lists_, free_lists_, "TimedQueue: dates due");
       entry = list + 1;
-      lists_[list].date = date;
       dates_.push_back({date, list});
       std::push_heap(dates_.begin(), dates_.end(), later);
       if (!alarm_.is_set() || date < alarm_.date()) alarm_.set(date);
     }
-    lists_[entry - 1].events.push_back(std::move(event));
+    lists_[entry - 1].push_back(std::move(event));
     ++size_;
   }
 
   std::size_t size() const { return size_; }
 
  private:
-  struct DateList {
-    double date = 0;
-    std::vector<Event> events;  // in the order added; its storage stays with the list for the next date
-  };
   struct Due {
     double date;
     std::uint32_t list;  // in lists_
@@ -78,17 +73,17 @@ class TimedQueue {
     running_.clear();
     while (!dates_.empty() && dates_.front().date <= now) {
       std::pop_heap(dates_.begin(), dates_.end(), later);
-      const std::uint32_t list = dates_.back().list;
+      const Due due = dates_.back();
       dates_.pop_back();
-      DateList& due = lists_[list];
       list_of_date_.erase(key_of(due.date));
+      std::vector<Event>& events = lists_[due.list];
       if (running_.empty()) {
-        running_.swap(due.events);
+        running_.swap(events);
       } else {
-        std::move(due.events.begin(), due.events.end(), std::back_inserter(running_));
-        due.events.clear();
+        std::move(events.begin(), events.end(), std::back_inserter(running_));
+        events.clear();
       }
-      free_lists_.push_back(list);
+      free_lists_.push_back(due.list);
     }
     size_ -= running_.size();
     run_due_(running_);
@@ -98,7 +93,8 @@ class TimedQueue {
 
   std::function<void(std::span<Event>)> run_due_;
   KeyTable<std::uint32_t> list_of_date_;  // by key_of(date): 1 + its list's index in lists_ (0: none yet)
-  std::vector<DateList> lists_;
+  // By list: its date's events in the order added; a list's storage stays with it for a later date.
+  std::vector<std::vector<Event>> lists_;
   std::vector<std::uint32_t> free_lists_;
   std::vector<Due> dates_;      // a heap of the dates pending, one entry each
   std::vector<Event> running_;  // fire()'s, kept allocated
