@@ -36,7 +36,9 @@ bool DirectFlows::usable() {
 }
 
 DirectFlows::DirectFlows(RouteSegments& routes)
-    : tcp_gamma_(simgrid::config::get_value<double>("network/TCP-gamma")), route_segments_(routes) {
+    : tcp_gamma_(simgrid::config::get_value<double>("network/TCP-gamma")),
+      route_segments_(routes),
+      pair_limit_(pair_cache_limit(sg4::Engine::get_instance()->get_host_count())) {
   connect_once([](const sg4::Link& link) {
     if (current != nullptr) current->bandwidth_changed(link);
   });
@@ -69,6 +71,11 @@ void DirectFlows::start(const HostPair& hosts, double bytes, std::uint32_t token
 // gossips); where most pairs are new (Prague), RouteSegments puts the route together without asking SimGrid.
 DirectFlows::Route DirectFlows::route(const HostPair& hosts) {
   if (const Route* cached = routes_.find(hosts.key)) return *cached;
+  if (routes_.size() >= pair_limit_) {  // bounded (pair_cache_limit()); the flows under way hold copies of their links
+    routes_.clear();
+    shared_links_.clear();
+    fat_pipes_.clear();
+  }
   // The pieces are read in place (RouteSegments::links would copy them into one list first), their latencies added
   // in the same order.
   const RouteSegments::Pieces pieces = route_segments_.route(hosts);

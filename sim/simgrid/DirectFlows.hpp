@@ -17,6 +17,7 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -54,6 +55,9 @@ class DirectFlows {
   void start(const HostPair& hosts, double bytes, std::uint32_t token);
 
   const FlowNetwork& network() const { return network_; }
+  // How many host pairs' routes are kept before they are all forgotten (pair_cache_limit() of the platform's hosts
+  // unless set): a pair met again after that has its route put together again, the same.
+  void limit_pairs(std::size_t pairs) { pair_limit_ = pairs; }
   void set_solve_window(double window_s) { network_.set_solve_window(window_s); }
 
  private:
@@ -83,7 +87,8 @@ class DirectFlows {
   // each, instead of a hash map's bucket and node and SimGrid's link for its sharing policy.
   KeyTable<LinkRole> link_roles_;
   RouteSegments& route_segments_;
-  KeyTable<Route> routes_;  // by HostPair::key
+  KeyTable<Route> routes_;  // by HostPair::key; emptied with the slices at pair_limit_ pairs
+  std::size_t pair_limit_;
   std::vector<FlowNetwork::LinkId> shared_links_;
   std::vector<const simgrid::s4u::Link*> fat_pipes_;
   Arrivals arrived_;

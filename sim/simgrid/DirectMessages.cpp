@@ -36,6 +36,7 @@ DirectMessages::DirectMessages(std::shared_ptr<CommCompletions> completions, Rou
       route_segments_(routes),
       flows_(flows),
       tcp_gamma_(simgrid::config::get_value<double>("network/TCP-gamma")),
+      pair_limit_(pair_cache_limit(sg4::Engine::get_instance()->get_host_count())),
       arrivals_([this](std::span<Delivery> due) { deliver(due); }) {
   if (flows_ != nullptr) flows_->set_arrivals([this](std::span<const std::uint32_t> slots) { shared_arrived(slots); });
 }
@@ -177,6 +178,7 @@ void DirectMessages::arrive(InFlight& message, const std::shared_ptr<End>& recei
 // The unshared flow's cost between the hosts (HostRoute.hpp), looked up once per host pair.
 const UnsharedFlowCost& DirectMessages::route_cost(const HostPair& hosts) {
   if (const UnsharedFlowCost* cost = routes_.find(hosts.key)) return *cost;
+  if (routes_.size() >= pair_limit_) routes_.clear();
   return routes_.at(hosts.key) = unshared_flow_cost(route_segments_.links(hosts), tcp_gamma_);
 }
 

@@ -22,6 +22,7 @@
 // actors in the order their communications finished.
 #include <simgrid/s4u/Host.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -66,6 +67,9 @@ class DirectMessages {
             std::shared_ptr<End> sender, bool shared = false);
   // A receive posted on the mailbox `key`.
   void receive(std::uint64_t key, std::shared_ptr<End> receiver);
+  // How many host pairs' unshared costs are kept before they are all forgotten (pair_cache_limit() of the platform's
+  // hosts unless set).
+  void limit_pairs(std::size_t pairs) { pair_limit_ = pairs; }
 
  private:
   struct InFlight {
@@ -140,7 +144,8 @@ class DirectMessages {
   KeyTable<std::uint32_t> box_index_;  // by mailbox key: 1 + the box's index in boxes_ (0: none yet)
   std::vector<Box> boxes_;
   std::vector<std::uint32_t> free_boxes_;
-  KeyTable<UnsharedFlowCost> routes_;  // by HostPair::key
+  KeyTable<UnsharedFlowCost> routes_;  // by HostPair::key; emptied at pair_limit_ pairs (pair_cache_limit())
+  std::size_t pair_limit_;
   TimedQueue<Delivery> arrivals_;  // unshared messages in flight
   // Shared messages in flight, by the slot that DirectFlows tells their arrival with.
   std::vector<Delivery> shared_in_flight_;

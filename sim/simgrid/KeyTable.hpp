@@ -67,6 +67,13 @@ class KeyTable {
     --size_;
   }
 
+  // Removes every key, keeping the slots' memory: a cache bounded by emptying it when full fills the same slots again.
+  void clear() {
+    if (size_ == 0) return;
+    for (Slot& s : slots_) s = Slot{};
+    size_ = 0;
+  }
+
   std::size_t size() const { return size_; }
 
  private:

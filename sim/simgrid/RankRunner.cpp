@@ -59,7 +59,8 @@ double run_ranks(const PlatformConfig& platform, const ComputeModel& compute,
 
   SimWorld world(hosts, compute, host_costs(platform));
   world.use_math_threads(math_threads);
-  world.use_message_paths(paths.unshared_control, paths.direct_data, paths.flow_solve_window_s);
+  world.use_message_paths(paths.unshared_control, paths.direct_data, paths.flow_solve_window_s,
+                          paths.route_cache_pairs);
   std::vector<char> finished(static_cast<std::size_t>(ranks), 0);
   for (int r = 0; r < ranks; ++r) {
     // An exception inside an actor would abort the process; keep the first one and report it after the run.

@@ -2,6 +2,7 @@
 // Runs one program per rank on a platform in SimGrid: the engine, the platform, one actor per rank, and the checks
 // that every rank finished (else: deadlock), that no progress agent was left running, and that no exception
 // escaped. simulate() builds on it; tests use it to exercise collectives directly. Once per process (SimGrid).
+#include <cstddef>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -23,6 +24,7 @@ struct MessagePaths {
   bool unshared_control = true;  // control messages skip the max-min system (ControlCouriers.hpp, DirectMessages.hpp)
   bool direct_data = true;       // data messages are timed by quorum's flow model (DirectFlows.hpp)
   double flow_solve_window_s = 0;  // that model's solve window (FlowNetwork::set_solve_window)
+  std::size_t route_cache_pairs = 0;  // host pairs a route cache keeps (0: pair_cache_limit() of the platform's hosts)
 };
 
 // Returns the simulated time at which the last actor finished. math_threads: threads that run the ranks' math (the

@@ -15,6 +15,8 @@ namespace sg4 = simgrid::s4u;
 using simgrid::kernel::routing::NetPoint;
 using simgrid::kernel::routing::NetZoneImpl;
 
+RouteSegments::RouteSegments() : pair_limit_(pair_cache_limit(sg4::Engine::get_instance()->get_host_count())) {}
+
 RouteSegments::Pieces RouteSegments::route(const HostPair& hosts) {
   const auto from = static_cast<std::uint32_t>(hosts.key >> 32), to = static_cast<std::uint32_t>(hosts.key);
   if (from != to) {
@@ -47,8 +49,13 @@ RouteSegments::Pieces RouteSegments::route(const HostPair& hosts) {
     p.segment[0] = *cached;
     return p;
   }
-  p.segment[0] = static_cast<SegmentId>(segments_.size());
-  segments_.push_back(route_between(hosts.from, hosts.to));
+  if (whole_.size() >= pair_limit_) {
+    whole_.clear();
+    whole_routes_.clear();
+  }
+  if (whole_routes_.size() >= kWholeRoute) throw std::length_error("RouteSegments: 2^31 whole routes kept");
+  p.segment[0] = static_cast<SegmentId>(whole_routes_.size()) | kWholeRoute;
+  whole_routes_.push_back(route_between(hosts.from, hosts.to));
   whole_.at(hosts.key) = p.segment[0];
   return p;
 }
@@ -57,7 +64,7 @@ HostRoute RouteSegments::links(const HostPair& hosts) {
   const Pieces p = route(hosts);
   HostRoute r;
   for (std::uint32_t i = 0; i < p.count; ++i) {
-    const HostRoute& s = segments_[p.segment[i]];
+    const HostRoute& s = segment(p.segment[i]);
     r.links.insert(r.links.end(), s.links.begin(), s.links.end());
     r.latency_s += s.latency_s;
   }
@@ -87,6 +94,7 @@ RouteSegments::SegmentId RouteSegments::between(KeyTable<SegmentId>& table, std:
   NetZoneImpl::get_global_route(from, to, impls, &r.latency_s);
   r.links.reserve(impls.size());
   for (const auto* impl : impls) r.links.push_back(link_of(impl));
+  if (segments_.size() >= kWholeRoute) throw std::length_error("RouteSegments: 2^31 pieces of routes");
   const auto id = static_cast<SegmentId>(segments_.size());
   segments_.push_back(std::move(r));
   table.at(key) = id;

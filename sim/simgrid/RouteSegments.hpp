@@ -40,9 +40,20 @@ class RouteSegments {
     std::uint32_t count = 0;
   };
 
+  // The whole routes kept for at most pair_cache_limit() of the platform's hosts: build the platform first.
+  RouteSegments();
+
+  // The ids stay valid until the next call: it may forget the whole routes (limit_pairs()).
   Pieces route(const HostPair& hosts);
-  const HostRoute& segment(SegmentId id) const { return segments_[id]; }
-  std::size_t segment_count() const { return segments_.size(); }
+  const HostRoute& segment(SegmentId id) const {
+    return (id & kWholeRoute) != 0 ? whole_routes_[id & ~kWholeRoute] : segments_[id];
+  }
+  // The pieces looked up (hosts times levels, and zone pairs: bounded by the platform), and the whole routes kept.
+  std::size_t piece_count() const { return segments_.size(); }
+  std::size_t whole_route_count() const { return whole_routes_.size(); }
+  // How many host pairs' whole routes are kept before they are all forgotten (pair_cache_limit() of the platform's
+  // hosts unless set): on a platform that records no gateways every pair's route is a whole route of its own.
+  void limit_pairs(std::size_t pairs) { pair_limit_ = pairs; }
   // The whole route as one list: the segments' links in order and their latencies' sum.
   HostRoute links(const HostPair& hosts);
 
@@ -58,7 +69,10 @@ class RouteSegments {
                     const simgrid::kernel::routing::NetPoint* to);
   simgrid::s4u::Link* link_of(const void* impl);
 
-  std::vector<HostRoute> segments_;
+  static constexpr SegmentId kWholeRoute = SegmentId{1} << 31;  // marks an id as one of whole_routes_
+
+  std::vector<HostRoute> segments_;     // the pieces
+  std::vector<HostRoute> whole_routes_;  // by whole_'s ids (less kWholeRoute); emptied with it at pair_limit_ pairs
   std::vector<Zone> zones_;
   std::unordered_map<const simgrid::kernel::routing::NetZoneImpl*, ZoneId> zone_ids_;
   std::vector<std::vector<ZoneId>> chains_;  // by host index: its zones from the root down to its own
@@ -67,6 +81,7 @@ class RouteSegments {
   KeyTable<SegmentId> across_;   // by (zone, zone)
   KeyTable<SegmentId> down_;     // by (host index, depth of the zone whose gateway it comes from)
   std::unordered_map<const void*, simgrid::s4u::Link*> links_by_impl_;  // SimGrid's link implementations
+  std::size_t pair_limit_;
 };
 
 }  // namespace quorum

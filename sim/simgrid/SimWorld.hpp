@@ -3,6 +3,7 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -93,12 +94,19 @@ class SimWorld {
   // DirectMessages and shared by DirectFlows. Each applies where the network model allows it (else the messages are
   // SimGrid's), and direct_data only with unshared_control: control messages shared as SimGrid flows would not
   // share the links with quorum's. flow_solve_window_s: the flow model's solve window (FlowNetwork::set_solve_window).
-  void use_message_paths(bool unshared_control, bool direct_data, double flow_solve_window_s = 0) {
+  // route_cache_pairs: how many host pairs each route cache keeps (0: pair_cache_limit(), HostRoute.hpp).
+  void use_message_paths(bool unshared_control, bool direct_data, double flow_solve_window_s = 0,
+                         std::size_t route_cache_pairs = 0) {
     couriers_ = unshared_control && ControlCouriers::usable() ? std::make_unique<ControlCouriers>() : nullptr;
     const bool direct_usable = unshared_control && DirectMessages::usable();
     flows_ = direct_data && direct_usable && DirectFlows::usable() ? std::make_unique<DirectFlows>(routes_) : nullptr;
     if (flows_) flows_->set_solve_window(flow_solve_window_s);
     direct_ = direct_usable ? std::make_unique<DirectMessages>(completions_, routes_, flows_.get()) : nullptr;
+    if (route_cache_pairs > 0) {
+      routes_.limit_pairs(route_cache_pairs);
+      if (flows_) flows_->limit_pairs(route_cache_pairs);
+      if (direct_) direct_->limit_pairs(route_cache_pairs);
+    }
   }
 
   // Where every request's communication is watched until it ends (CommCompletions.hpp); shared with the requests,

@@ -73,4 +73,28 @@ TEST(KeyTable, MovesOwningValuesWhenItGrows) {
   EXPECT_EQ(empty.find(0), nullptr);
 }
 
+// A cleared table, as a bounded route cache is emptied: no key is left, owned values are released, and the same
+// keys go in again with new values.
+TEST(KeyTable, AClearedTableHoldsNoKeyAndFillsAgain) {
+  KeyTable<std::shared_ptr<int>> table;
+  const auto owned = std::make_shared<int>(7);
+  for (int i = 0; i < 500; ++i) table.at(static_cast<std::uint64_t>(i) * 977) = owned;
+  EXPECT_EQ(owned.use_count(), 501);
+  table.clear();
+  EXPECT_EQ(table.size(), 0u);
+  EXPECT_EQ(owned.use_count(), 1);
+  for (int i = 0; i < 500; ++i) EXPECT_EQ(table.find(static_cast<std::uint64_t>(i) * 977), nullptr);
+  for (int i = 0; i < 500; i += 2) table.at(static_cast<std::uint64_t>(i) * 977) = std::make_shared<int>(i);
+  EXPECT_EQ(table.size(), 250u);
+  for (int i = 0; i < 500; ++i) {
+    const auto* slot = table.find(static_cast<std::uint64_t>(i) * 977);
+    if (i % 2 == 1) {
+      EXPECT_EQ(slot, nullptr);
+      continue;
+    }
+    ASSERT_NE(slot, nullptr);
+    EXPECT_EQ(**slot, i);
+  }
+}
+
 }  // namespace quorum

@@ -5,7 +5,9 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <functional>
 #include <random>
 #include <vector>
@@ -24,8 +26,11 @@ namespace sg4 = simgrid::s4u;
 
 // Compares RouteSegments' route with Host::route_to for the pairs (every ordered pair when `samples` is 0, else that
 // many random ones); returns the mismatches and how many routes were put together from pieces.
-nlohmann::json compare_routes(const std::vector<sg4::Host*>& hosts, int samples) {
+// `pair_limit` > 0: the whole routes kept (RouteSegments::limit_pairs), and the most ever kept is returned too.
+nlohmann::json compare_routes(const std::vector<sg4::Host*>& hosts, int samples, std::size_t pair_limit = 0) {
   RouteSegments segments;
+  if (pair_limit > 0) segments.limit_pairs(pair_limit);
+  std::size_t most_whole_routes = 0;
   int pairs = 0, link_mismatches = 0, latency_mismatches = 0, composed = 0;
   double worst_latency_diff = 0;
   const auto check = [&](int a, int b) {
@@ -34,6 +39,7 @@ nlohmann::json compare_routes(const std::vector<sg4::Host*>& hosts, int samples)
     const HostRoute pieces = segments.links(pair);
     ++pairs;
     if (segments.route(pair).count > 1) ++composed;
+    most_whole_routes = std::max(most_whole_routes, segments.whole_route_count());
     if (pieces.links != reference.links) ++link_mismatches;
     const double diff = std::abs(pieces.latency_s - reference.latency_s);
     worst_latency_diff = std::max(worst_latency_diff, diff / reference.latency_s);
@@ -53,13 +59,16 @@ nlohmann::json compare_routes(const std::vector<sg4::Host*>& hosts, int samples)
           {"latency_mismatches", latency_mismatches},
           {"worst_latency_diff", worst_latency_diff},
           {"composed", composed},
-          {"segments", segments.segment_count()}};
+          {"segments", segments.piece_count() + segments.whole_route_count()},
+          {"most_whole_routes", most_whole_routes}};
 }
 
 // In a child with a fresh engine: the platform `build` makes (after setting its network model), compared as
 // compare_routes does.
-nlohmann::json routes_compared(const std::function<std::vector<sg4::Host*>()>& build, int samples) {
-  const testing::EngineChildResult child = testing::in_engine_child([&] { return compare_routes(build(), samples); });
+nlohmann::json routes_compared(const std::function<std::vector<sg4::Host*>()>& build, int samples,
+                               std::size_t pair_limit = 0) {
+  const testing::EngineChildResult child =
+      testing::in_engine_child([&] { return compare_routes(build(), samples, pair_limit); });
   EXPECT_TRUE(child.ok) << child.error;
   return child.value;
 }
@@ -121,6 +130,24 @@ TEST(RouteSegments, WithoutGatewaysEveryRouteIsOnePiece) {
   EXPECT_EQ(r["latency_mismatches"], 0);
   EXPECT_EQ(r["composed"], 0);
   EXPECT_EQ(r["segments"], r["pairs"]);
+}
+
+// A bounded cache of whole routes (Prague meets new pairs all run long): emptied each time it holds 5, every route is
+// still SimGrid's, those put together again after it was emptied included.
+TEST(RouteSegments, WholeRoutesKeptUpToTheLimitAndPutTogetherAgainTheSame) {
+  const nlohmann::json r = routes_compared(
+      [] {
+        Maverick2Config config;
+        config.nodes = 8;
+        configure_network_model(config);
+        return build_maverick2(config);
+      },
+      0, 5);
+  ASSERT_FALSE(r.is_null());
+  EXPECT_GT(r["pairs"].get<int>(), 5 * 5);
+  EXPECT_EQ(r["link_mismatches"], 0);
+  EXPECT_EQ(r["latency_mismatches"], 0);
+  EXPECT_EQ(r["most_whole_routes"], 5);
 }
 
 }  // namespace quorum
