@@ -82,7 +82,7 @@ void DirectMessages::receive(std::uint64_t key, std::shared_ptr<End> receiver) {
 
 // The box of `key`, given one from the free list (or a new one) on first use.
 std::uint32_t DirectMessages::box_of(std::uint64_t key) {
-  static_assert(sizeof(Fifo<std::shared_ptr<End>>) + 2 * sizeof(std::uint32_t) <= kCacheLineBytes,
+  static_assert(sizeof(InPlaceFifo<std::shared_ptr<End>>) + 2 * sizeof(std::uint32_t) <= kCacheLineBytes,
                 "a box's first line no longer holds its receivers and the count of its messages");
   std::uint32_t& entry = box_index_.at(key);
   if (entry != 0) return entry - 1;

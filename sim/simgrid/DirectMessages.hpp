@@ -33,6 +33,7 @@
 #include "sim/simgrid/CommCompletions.hpp"
 #include "sim/simgrid/DirectFlows.hpp"
 #include "sim/simgrid/HostRoute.hpp"
+#include "sim/simgrid/InPlaceFifo.hpp"
 #include "sim/simgrid/KeyTable.hpp"
 #include "sim/simgrid/RouteSegments.hpp"
 #include "sim/simgrid/TimedQueue.hpp"
@@ -79,44 +80,11 @@ class DirectMessages {
     HostPair hosts{};  // shared (DirectFlows times it): its route and bytes; hosts.from null when unshared
     double bytes = 0;
   };
-  // A FIFO that is almost always empty or holds one element: that one in place, in the box, so that a send or a
-  // receive reads the box's lines and no other (a vector's storage was one more line, read again after the other
-  // ranks' events had evicted it); more behind it in a vector read from `head`, reset when drained.
-  template <typename T>
-  struct Fifo {
-    static constexpr std::uint32_t kInPlace = ~std::uint32_t{0};  // `head` while the front is `first`
-    std::uint32_t size = 0;
-    std::uint32_t head = 0;  // kInPlace, or the front's index in `more`
-    T first{};
-    std::vector<T> more;
-    bool empty() const { return size == 0; }
-    T& front() { return head == kInPlace ? first : more[head]; }
-    void pop_front() {
-      if (head == kInPlace) {
-        first = T{};
-        head = 0;  // `more` holds the rest, if any: they came after it
-      } else {
-        ++head;
-      }
-      if (--size == 0 && head != 0) {  // drained from `more`
-        more.clear();
-        head = 0;
-      }
-    }
-    void push_back(T item) {
-      if (size++ == 0) {
-        first = std::move(item);
-        head = kInPlace;
-      } else {
-        more.push_back(std::move(item));
-      }
-    }
-  };
   // Its first line holds the receivers' queue and the count of messages waiting; a message waiting in place takes the
   // next (a send or receive reads one line where a receive waits, two where a message does).
   struct alignas(kCacheLineBytes) Box {
-    Fifo<std::shared_ptr<End>> receivers;  // posted, nothing sent yet
-    Fifo<InFlight> unmatched;              // sent, no receive posted yet
+    InPlaceFifo<std::shared_ptr<End>> receivers;  // posted, nothing sent yet
+    InPlaceFifo<InFlight> unmatched;              // sent, no receive posted yet
   };
   std::uint32_t box_of(std::uint64_t key);
   void release_box_if_empty(std::uint64_t key, std::uint32_t index);
