@@ -38,7 +38,7 @@ bool DirectFlows::usable() {
 DirectFlows::DirectFlows(RouteSegments& routes)
     : tcp_gamma_(simgrid::config::get_value<double>("network/TCP-gamma")),
       route_segments_(routes),
-      pair_limit_(pair_cache_limit(sg4::Engine::get_instance()->get_host_count())) {
+      pair_limit_(platform_pair_cache_limit()) {
   connect_once([](const sg4::Link& link) {
     if (current != nullptr) current->bandwidth_changed(link);
   });

@@ -36,7 +36,7 @@ DirectMessages::DirectMessages(std::shared_ptr<CommCompletions> completions, Rou
       route_segments_(routes),
       flows_(flows),
       tcp_gamma_(simgrid::config::get_value<double>("network/TCP-gamma")),
-      pair_limit_(pair_cache_limit(sg4::Engine::get_instance()->get_host_count())),
+      pair_limit_(platform_pair_cache_limit()),
       arrivals_([this](std::span<Delivery> due) { deliver(due); }) {
   if (flows_ != nullptr) flows_->set_arrivals([this](std::span<const std::uint32_t> slots) { shared_arrived(slots); });
 }

@@ -1,5 +1,6 @@
 #pragma once
 // The links and latency SimGrid sends a message along from one host to another (its fixed route).
+#include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 
@@ -46,6 +47,11 @@ struct HostPair {
 inline std::size_t pair_cache_limit(std::size_t hosts) {
   const auto levels = static_cast<std::size_t>(std::bit_width(std::max<std::size_t>(hosts, 2) - 1));  // ceil(log2)
   return std::max<std::size_t>(std::size_t{1} << 16, 4 * hosts * levels);
+}
+
+// The bound for the platform built (every cache is made once the platform is).
+inline std::size_t platform_pair_cache_limit() {
+  return pair_cache_limit(simgrid::s4u::Engine::get_instance()->get_host_count());
 }
 
 // CM02's bound on a flow's rate: its narrowest link's bandwidth, and the TCP window over the route's latency

@@ -15,7 +15,7 @@ namespace sg4 = simgrid::s4u;
 using simgrid::kernel::routing::NetPoint;
 using simgrid::kernel::routing::NetZoneImpl;
 
-RouteSegments::RouteSegments() : pair_limit_(pair_cache_limit(sg4::Engine::get_instance()->get_host_count())) {}
+RouteSegments::RouteSegments() : pair_limit_(platform_pair_cache_limit()) {}
 
 RouteSegments::Pieces RouteSegments::route(const HostPair& hosts) {
   const auto from = static_cast<std::uint32_t>(hosts.key >> 32), to = static_cast<std::uint32_t>(hosts.key);

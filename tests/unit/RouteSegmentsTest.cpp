@@ -83,6 +83,14 @@ nlohmann::json small_dragonfly(PoolRouting pools) {
       0);
 }
 
+// Maverick2 at 8 nodes (its fat tree records no gateways).
+std::vector<sg4::Host*> maverick2_of_8_nodes() {
+  Maverick2Config config;
+  config.nodes = 8;
+  configure_network_model(config);
+  return build_maverick2(config);
+}
+
 }  // namespace
 
 // Every pair of nodes on different routers is three pieces (up to the gateway, across, down), the others (one
@@ -118,12 +126,7 @@ TEST(RouteSegments, RoutesOfPizDaintAreSimGridsForSampledPairs) {
 // A platform that records no gateways (Maverick2's fat tree): every route is SimGrid's whole route, looked up once.
 TEST(RouteSegments, WithoutGatewaysEveryRouteIsOnePiece) {
   const nlohmann::json r = routes_compared(
-      [] {
-        Maverick2Config config;
-        config.nodes = 8;
-        configure_network_model(config);
-        return build_maverick2(config);
-      },
+      maverick2_of_8_nodes,
       0);
   ASSERT_FALSE(r.is_null());
   EXPECT_EQ(r["link_mismatches"], 0);
@@ -136,12 +139,7 @@ TEST(RouteSegments, WithoutGatewaysEveryRouteIsOnePiece) {
 // still SimGrid's, those of pairs met again after it was emptied included (3,000 random pairs of its hosts).
 TEST(RouteSegments, WholeRoutesKeptUpToTheLimitAndPutTogetherAgainTheSame) {
   const nlohmann::json r = routes_compared(
-      [] {
-        Maverick2Config config;
-        config.nodes = 8;
-        configure_network_model(config);
-        return build_maverick2(config);
-      },
+      maverick2_of_8_nodes,
       3000, 5);
   ASSERT_FALSE(r.is_null());
   EXPECT_EQ(r["pairs"], 3000);
